@@ -1,0 +1,95 @@
+"""Elevation and effective size (GEOMETRY-RULES §2; rulebook §7.1.2, §7.1.4, §8.5.3).
+
+- A model stands on a standable piece when its base centre is inside that piece's top (FAQ);
+  with several such pieces, the one of greatest effective size (a base spanning several
+  elevations stands on the highest).
+- Effective size of a piece = its Size + the effective size of the piece it stands on (`on`).
+- Effective size of a model = its Size (0 when burrowed) + the effective size of its piece.
+- A flying model counts as higher than every piece: its effective size is +inf.
+- Elevation level: ground (no piece), mid ground (piece of effective size 1–2), high ground (3+).
+
+>>> from geom.model import Battlefield, Table, TerrainPiece, Model, Base
+>>> from shapely.geometry import box
+>>> hill = TerrainPiece("hill", 4, box(0, 0, 10, 10), standable=True)
+>>> m = Model.make("m", unit="u", owner="red", at=(5, 5), base=Base.from_mm(32), size=2)
+>>> bf = Battlefield(Table(54, 36), (hill,))
+>>> model_effective_size(bf, m), elevation_level(bf, m)
+(6, 'high')
+"""
+
+from __future__ import annotations
+
+import math
+
+import shapely
+from shapely.geometry import Point as SPoint
+
+from .errors import TmgError
+from .model import Battlefield, Model, TerrainPiece
+
+GROUND, MID, HIGH, AIR = "ground", "mid", "high", "flying"
+
+
+def piece_effective_size(bf: Battlefield, piece: TerrainPiece) -> int:
+    total, seen, p = 0, set(), piece
+    while True:
+        if p.id in seen:
+            raise TmgError("stacking cycle", obj=piece.id, field="on")
+        seen.add(p.id)
+        total += p.size
+        if p.on is None:
+            return total
+        p = bf.piece(p.on)
+
+
+def level_of_size(effective: float) -> str:
+    if effective >= 3:
+        return HIGH
+    if effective >= 1:
+        return MID
+    return GROUND
+
+
+def standing_piece(bf: Battlefield, model: Model) -> TerrainPiece | None:
+    """The piece whose top the model stands on, or None (mat, or flying)."""
+    if model.flying:
+        return None
+    centre = SPoint(model.at)
+    best: TerrainPiece | None = None
+    best_size = -1
+    for p in bf.terrain:
+        if not p.can_stand_on:
+            continue
+        if shapely.intersects(p.footprint, centre):
+            s = piece_effective_size(bf, p)
+            if s > best_size:
+                best, best_size = p, s
+    return best
+
+
+def model_effective_size(bf: Battlefield, model: Model) -> float:
+    if model.flying:
+        return math.inf
+    piece = standing_piece(bf, model)
+    return model.rules_size + (piece_effective_size(bf, piece) if piece else 0)
+
+
+def elevation_level(bf: Battlefield, model: Model) -> str:
+    if model.flying:
+        return AIR
+    piece = standing_piece(bf, model)
+    return level_of_size(piece_effective_size(bf, piece)) if piece else GROUND
+
+
+def base_on_high_ground(bf: Battlefield, model: Model) -> bool:
+    """§7.1.3: part of the base is on high ground (a standable top of effective size 3+)."""
+    if model.flying:
+        return False
+    if elevation_level(bf, model) == HIGH:
+        return True
+    poly = model.ellipse.shape
+    return any(
+        p.can_stand_on and piece_effective_size(bf, p) >= 3
+        and shapely.intersection(p.footprint, poly).area > 1e-9
+        for p in bf.terrain
+    )

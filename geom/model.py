@@ -1,0 +1,387 @@
+"""Plain data classes for the battlefield: table, terrain pieces, models, units, markers,
+deployment (GEOMETRY-RULES §0, §1, §12).
+
+Nothing here decides a rule; the rule modules (`elevation`, `distance`, `sight`, …) take these
+objects and return verdicts. All lengths are inches; angles are degrees counter-clockwise from
+the x axis. Everything is immutable so that queries can cache freely.
+
+>>> m = Model.make("m1", unit="marines", owner="red", at=(5, 5), base=Base.from_mm(32), size=2)
+>>> round(m.base.long, 4)
+1.2598
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from shapely.geometry import LineString, Polygon
+from shapely.geometry.base import BaseGeometry
+
+from .errors import TmgError
+
+MM_PER_INCH = 25.4
+MARKER_DIAMETER_MM = 32.0  # §7.3.2
+TOLERANCE = 1e-6  # GEOMETRY-RULES §0: grazing and touching
+
+Point = tuple[float, float]
+
+TERRAIN_KINDS = ("solid", "grass", "ramp", "token", "force-field")
+OWNERS = ("red", "blue")
+
+
+def inches(mm: float) -> float:
+    return mm / MM_PER_INCH
+
+
+@dataclass(frozen=True)
+class Table:
+    width: float  # x extent (long edge on a standard table)
+    depth: float  # y extent
+
+    @cached_property
+    def polygon(self) -> Polygon:
+        return Polygon([(0, 0), (self.width, 0), (self.width, self.depth), (0, self.depth)])
+
+    @property
+    def centre(self) -> Point:
+        return (self.width / 2, self.depth / 2)
+
+
+@dataclass(frozen=True)
+class Base:
+    """A base seen from above: an ellipse with full axes `long` ≥ `short` (equal for a disc).
+
+    Polygon bases are not used by any official model; a disc or oval covers every card.
+    """
+
+    long: float
+    short: float
+
+    def __post_init__(self) -> None:
+        if not (self.long > 0 and self.short > 0):
+            raise TmgError(f"base axes must be positive, got {self.long} x {self.short}")
+        if self.short > self.long:
+            long, short = self.short, self.long
+            object.__setattr__(self, "long", long)
+            object.__setattr__(self, "short", short)
+
+    @classmethod
+    def from_mm(cls, mm: float | tuple[float, float] | list[float]) -> Base:
+        if isinstance(mm, int | float):
+            return cls(inches(mm), inches(mm))
+        long, short = mm
+        return cls(inches(max(long, short)), inches(min(long, short)))
+
+    @property
+    def is_disc(self) -> bool:
+        return abs(self.long - self.short) < 1e-12
+
+    @property
+    def a(self) -> float:
+        """Semi-axis along the base's own long axis."""
+        return self.long / 2
+
+    @property
+    def b(self) -> float:
+        return self.short / 2
+
+    def mm(self) -> float | list[float]:
+        def r(v: float) -> float:
+            x = round(v * MM_PER_INCH, 3)
+            return int(x) if x == int(x) else x
+
+        return r(self.long) if self.is_disc else [r(self.long), r(self.short)]
+
+
+@dataclass(frozen=True)
+class Ellipse:
+    """A placed base: centre, semi-axes and orientation (radians). Discs have a == b."""
+
+    cx: float
+    cy: float
+    a: float
+    b: float
+    theta: float = 0.0
+
+    @property
+    def centre(self) -> Point:
+        return (self.cx, self.cy)
+
+    @property
+    def is_disc(self) -> bool:
+        return abs(self.a - self.b) < 1e-12
+
+    def polygon(self, n: int = 64, outer: bool = False) -> Polygon:
+        """Inscribed (default) or circumscribed n-gon; the two bracket the true base."""
+        t = [2 * math.pi * k / n for k in range(n)]
+        k = 1 / math.cos(math.pi / n) if outer else 1.0
+        c, s = math.cos(self.theta), math.sin(self.theta)
+        pts = []
+        for ti in t:
+            x, y = k * self.a * math.cos(ti), k * self.b * math.sin(ti)
+            pts.append((self.cx + c * x - s * y, self.cy + s * x + c * y))
+        return Polygon(pts)
+
+    @cached_property
+    def shape(self) -> Polygon:
+        """A 128-gon for drawing and coarse prefilters (never for verdicts near the boundary)."""
+        return self.polygon(128)
+
+
+@dataclass(frozen=True)
+class Model:
+    """One model on the table. Unit stats that rules need per model are copied in, so that a
+    rule can be asked about two models without the units at hand."""
+
+    id: str
+    unit: str
+    owner: str
+    at: Point
+    base: Base
+    size: int
+    angle: float = 0.0  # degrees from the x axis to the base's long axis
+    flying: bool = False
+    large: bool = False
+    burrowed: bool = False
+    hidden: bool = False
+    tags: tuple[str, ...] = ()
+
+    @classmethod
+    def make(cls, id: str, *, unit: str, owner: str, at: Point, base: Base, size: int,
+             **kw: object) -> Model:
+        return cls(id=id, unit=unit, owner=owner, at=(float(at[0]), float(at[1])), base=base,
+                   size=size, **kw)  # type: ignore[arg-type]
+
+    @property
+    def ref(self) -> str:
+        return f"{self.unit}/{self.id}"
+
+    @cached_property
+    def ellipse(self) -> Ellipse:
+        return Ellipse(self.at[0], self.at[1], self.base.a, self.base.b, math.radians(self.angle))
+
+    @property
+    def ground(self) -> bool:
+        return not self.flying
+
+    @property
+    def rules_size(self) -> int:
+        """§2: a burrowed model counts as Size 0 for every purpose."""
+        return 0 if self.burrowed else self.size
+
+    def moved_to(self, at: Point) -> Model:
+        return replace(self, at=(float(at[0]), float(at[1])))
+
+
+@dataclass(frozen=True)
+class Speed:
+    """Speed stat; a split Speed "4/7" uses the second value when the unit has one model."""
+
+    normal: int
+    alone: int | None = None
+
+    @classmethod
+    def parse(cls, value: int | str) -> Speed:
+        if isinstance(value, bool):
+            raise TmgError("speed must be an integer or 'a/b'")
+        if isinstance(value, int):
+            return cls(value)
+        parts = str(value).split("/")
+        if len(parts) == 1:
+            return cls(int(parts[0]))
+        if len(parts) == 2:
+            return cls(int(parts[0]), int(parts[1]))
+        raise TmgError(f"speed {value!r} is not 'a' or 'a/b'")
+
+    def for_models(self, n_models: int) -> int:
+        if n_models == 1 and self.alone is not None:
+            return self.alone
+        return self.normal
+
+    def __str__(self) -> str:
+        return f"{self.normal}/{self.alone}" if self.alone is not None else str(self.normal)
+
+
+@dataclass(frozen=True)
+class Unit:
+    id: str
+    owner: str
+    size: int
+    models: tuple[Model, ...]
+    base: Base
+    tags: tuple[str, ...] = ()
+    flying: bool = False
+    large: bool = False
+    speed: Speed | None = None
+    supply: float | None = None
+    statuses: tuple[str, ...] = ()
+    leading: str | None = None
+    type: str | None = None
+    name: str | None = None
+
+    @property
+    def burrowed(self) -> bool:
+        return "burrowed" in self.statuses
+
+    @property
+    def hidden(self) -> bool:
+        return "hidden" in self.statuses
+
+    @property
+    def leading_model(self) -> Model:
+        if self.leading is not None:
+            for m in self.models:
+                if m.id == self.leading:
+                    return m
+        return self.models[0]
+
+    def model(self, model_id: str) -> Model:
+        for m in self.models:
+            if m.id == model_id:
+                return m
+        raise TmgError(f"unit {self.id!r} has no model {model_id!r}")
+
+    @property
+    def gap_clearance(self) -> float:
+        """§4.6: Size ≤2 passes 1" gaps; Size ≥3 or LARGE needs 3"."""
+        return 3.0 if (self.size >= 3 or self.large) else 1.0
+
+    def current_speed(self) -> int | None:
+        return None if self.speed is None else self.speed.for_models(len(self.models))
+
+    def __iter__(self) -> Iterator[Model]:
+        return iter(self.models)
+
+
+@dataclass(frozen=True)
+class TerrainPiece:
+    """A terrain piece: footprint seen from above, Size and kind (§1, §7.1)."""
+
+    id: str
+    size: int
+    footprint: Polygon
+    kind: str = "solid"
+    standable: bool = False
+    on: str | None = None
+    openings: tuple[Polygon, ...] = ()
+    access_points: tuple[Polygon, ...] = ()
+    label: str | None = None
+
+    @property
+    def grass(self) -> bool:
+        return self.kind == "grass"
+
+    @property
+    def is_ramp(self) -> bool:
+        return self.kind == "ramp"
+
+    @property
+    def is_token(self) -> bool:
+        return self.kind in ("token", "force-field")
+
+    @property
+    def can_stand_on(self) -> bool:
+        """A horizontal top models stand on; ramps are mid ground by definition (§8.5.3)."""
+        return self.standable or self.is_ramp
+
+    @property
+    def impassable(self) -> bool:
+        """Stops a ground leading model (§4.3): Size 2+ except grass."""
+        return self.size >= 2 and not self.grass
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A mission marker: a 32 mm disc with no physical presence (§7.3.2, §8.9.1)."""
+
+    id: int
+    at: Point
+    colour: str = "neutral"
+
+    @property
+    def base(self) -> Base:
+        return Base.from_mm(MARKER_DIAMETER_MM)
+
+    @property
+    def ref(self) -> str:
+        return f"marker/{self.id}"
+
+    @cached_property
+    def ellipse(self) -> Ellipse:
+        r = inches(MARKER_DIAMETER_MM) / 2
+        return Ellipse(self.at[0], self.at[1], r, r)
+
+
+def marker_colour(marker_id: int) -> str:
+    """Markers 1 and 3 are red, 2 and 4 blue, 5 neutral (§12)."""
+    return {1: "red", 3: "red", 2: "blue", 4: "blue"}.get(marker_id, "neutral")
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """A deployment card: entry edges per player and their zones of influence (§5.6, §12)."""
+
+    id: str
+    name: str
+    table: Table
+    entry_edges: dict[str, tuple[LineString, ...]] = field(default_factory=dict)
+    zones: dict[str, BaseGeometry] = field(default_factory=dict)
+    markers: tuple[Marker, ...] = ()
+    name_ko: str | None = None
+
+
+@dataclass(frozen=True)
+class Battlefield:
+    """One table with everything on it. Lookup helpers raise TmgError for unknown ids."""
+
+    table: Table
+    terrain: tuple[TerrainPiece, ...] = ()
+    units: tuple[Unit, ...] = ()
+    markers: tuple[Marker, ...] = ()
+    deployment: Deployment | None = None
+    name: str | None = None
+
+    @cached_property
+    def _pieces(self) -> dict[str, TerrainPiece]:
+        return {p.id: p for p in self.terrain}
+
+    @cached_property
+    def _units(self) -> dict[str, Unit]:
+        return {u.id: u for u in self.units}
+
+    def piece(self, piece_id: str) -> TerrainPiece:
+        try:
+            return self._pieces[piece_id]
+        except KeyError:
+            raise TmgError(f"no terrain piece {piece_id!r}") from None
+
+    def has_piece(self, piece_id: str) -> bool:
+        return piece_id in self._pieces
+
+    def unit(self, unit_id: str) -> Unit:
+        try:
+            return self._units[unit_id]
+        except KeyError:
+            raise TmgError(f"no unit {unit_id!r}") from None
+
+    def unit_of(self, model: Model) -> Unit:
+        return self.unit(model.unit)
+
+    def marker(self, marker_id: int) -> Marker:
+        for m in self.markers:
+            if m.id == marker_id:
+                return m
+        raise TmgError(f"no marker {marker_id}")
+
+    def models(self) -> Iterable[Model]:
+        for u in self.units:
+            yield from u.models
+
+    def replace_unit(self, unit: Unit) -> Battlefield:
+        return replace(self, units=tuple(unit if u.id == unit.id else u for u in self.units))
+
+    def without_piece(self, piece_id: str) -> Battlefield:
+        return replace(self, terrain=tuple(p for p in self.terrain if p.id != piece_id))

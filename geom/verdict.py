@@ -1,0 +1,25 @@
+"""Verdict objects: every answer the engine gives carries `rule`, `reason` and a witness."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A yes/no answer to a rules question.
+
+    `rule` names the section (e.g. "7.1.1 direct cover"), `reason` is a sentence a judge can read
+    out, `witness` is the geometric evidence (a segment, a path, a position) or None, and
+    `details` carries anything else worth reporting (blocking piece ids, distances, ...).
+    """
+
+    ok: bool
+    rule: str
+    reason: str
+    witness: Any = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return self.ok

@@ -1,0 +1,38 @@
+"""The built-in unit catalogue (`tmg/data/units.json`): every unit card of the rulebook with
+its stats and the source of each figure. Unknown figures are null, never invented.
+
+>>> find("Marine")["base_mm"]
+32
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+
+@cache
+def _doc() -> dict[str, Any]:
+    res = resources.files("tmg").joinpath("data", "units.json")
+    if not res.is_file():
+        return {"units": []}
+    return json.loads(res.read_text(encoding="utf-8"))
+
+
+def units() -> list[dict[str, Any]]:
+    return list(_doc()["units"])
+
+
+def _key(s: str) -> str:
+    return s.strip().lower().replace("_", "-").replace(" ", "-")
+
+
+def find(name: str) -> dict[str, Any] | None:
+    """A catalogue entry by id, English name or Korean name (case and spacing ignored)."""
+    k = _key(name)
+    for u in _doc()["units"]:
+        if k in (_key(u["id"]), _key(u.get("name", "")), _key(u.get("name_ko") or "")):
+            return u
+    return None

@@ -1,0 +1,1 @@
+"""One module per `tmg` subcommand; `tmg.cli` discovers them."""

@@ -1,0 +1,39 @@
+"""Helpers shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from geom.errors import TmgError
+from geom.model import Battlefield, Model
+from tmg import refs, scenario
+
+
+def add_file(p: argparse.ArgumentParser, help: str = "scenario file, layout or card name") -> None:
+    p.add_argument("file", metavar="FILE", help=help)
+
+
+def load(args: argparse.Namespace) -> Battlefield:
+    return scenario.load(args.file)
+
+
+def resolve(bf: Battlefield, text: str, file: str) -> Any:
+    try:
+        return refs.resolve(bf, text)
+    except TmgError as exc:
+        raise TmgError(exc.detail, file=file, obj=text) from None
+
+
+def resolve_model(bf: Battlefield, text: str, file: str) -> Model:
+    obj = resolve(bf, text, file)
+    if not isinstance(obj, Model):
+        raise TmgError("expected a model reference UNIT/MODEL", file=file, obj=text)
+    return obj
+
+
+def parse_xy(text: str, what: str = "--to") -> tuple[float, float]:
+    pt = refs.parse_point(text)
+    if pt is None:
+        raise TmgError(f"{what} expects X,Y in inches, got {text!r}")
+    return pt

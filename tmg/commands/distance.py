@@ -1,0 +1,43 @@
+"""`tmg distance FILE A B [--within D]` (§3)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from geom import distance as dist
+from tmg import refs
+
+from ._common import add_file, load, resolve
+
+
+def register(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser("distance", help="base-to-base distance, WITHIN and WHOLLY WITHIN")
+    add_file(p)
+    p.add_argument("a", metavar="A", help="UNIT/MODEL, UNIT, marker/N, terrain/ID, zone/OWNER or X,Y")
+    p.add_argument("b", metavar="B")
+    p.add_argument("--within", type=float, metavar="D", help="also say WITHIN / WHOLLY WITHIN D")
+    p.set_defaults(run=run, text=text)
+    return p
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    bf = load(args)
+    a, b = resolve(bf, args.a, args.file), resolve(bf, args.b, args.file)
+    out: dict[str, Any] = {"a": refs.label(a), "b": refs.label(b),
+                           "distance": dist.distance(a, b), "rule": "4.1 measuring distances"}
+    if args.within is not None:
+        out["within_distance"] = args.within
+        out["within"] = dist.within(a, b, args.within)
+        out["wholly_within"] = dist.wholly_within(a, b, args.within)
+        out["rule"] = "4.2 within vs. wholly within"
+    return out
+
+
+def text(r: dict[str, Any]) -> str:
+    s = f'{r["a"]} to {r["b"]}: {r["distance"]:.3f}"'
+    if "within" in r:
+        d = r["within_distance"]
+        s += (f'\n  within {d:g}": {"yes" if r["within"] else "no"}'
+              f'\n  wholly within {d:g}": {"yes" if r["wholly_within"] else "no"}')
+    return s
