@@ -21,6 +21,7 @@ dense sampling of each base (rims at 16 radii × 256 angles), accurate to about 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import numpy as np
 import shapely
@@ -30,8 +31,8 @@ from shapely.geometry.base import BaseGeometry
 from . import bases
 from .model import TOLERANCE, Ellipse, Marker, Model, TerrainPiece, Unit
 
-Thing = Model | Unit | Marker | TerrainPiece | tuple[float, float] | BaseGeometry
-Part = Ellipse | BaseGeometry
+Thing: TypeAlias = Model | Unit | Marker | TerrainPiece | tuple[float, float] | BaseGeometry
+Part: TypeAlias = Ellipse | BaseGeometry
 
 
 def parts(x: Thing) -> list[Part]:

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 
-args = [sys.executable, "-m", "pytest", *sys.argv[1:]]
+args = [sys.executable, "-m", "pytest", "-q", *sys.argv[1:]]
 if importlib.util.find_spec("xdist") is not None and "-n" not in sys.argv:
     args += ["-n", "2"]
 if not os.environ.get("DISPLAY") and shutil.which("xvfb-run") and not os.environ.get("TMG_NO_XVFB"):
