@@ -42,7 +42,8 @@ from geom.model import (
 from . import catalogue
 
 FORMAT = "tmg-scenario/1"
-TOP_FIELDS = {"format", "name", "description", "table", "terrain", "unit", "marker"}
+TOP_FIELDS = {"format", "name", "description", "table", "terrain", "unit", "marker",
+              "templates"}
 TABLE_FIELDS = {"width", "depth", "layout", "deployment"}
 TERRAIN_FIELDS = {"id", "size", "polygon", "rect", "circle", "kind", "standable", "on",
                   "openings", "access_points", "label", "catalogue", "remove"}
@@ -397,6 +398,7 @@ def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
     layout_terrain: list[TerrainPiece] = []
     deployment: Deployment | None = None
     width = depth = None
+    layout_table: Table | None = None
     if "layout" in tab:
         name = _str(ctx, "table", "layout", tab["layout"])
         from maps import load_layout
@@ -405,6 +407,7 @@ def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
         except TmgError as exc:
             raise ctx.err("table", "layout", exc.detail) from None
         layout_terrain = list(lay.terrain)
+        layout_table = lay.table
         width, depth = lay.table.width, lay.table.depth
     if "deployment" in tab:
         name = _str(ctx, "table", "deployment", tab["deployment"])
@@ -421,10 +424,27 @@ def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
     if width is None or depth is None:
         raise ctx.err("table", "width" if width is None else "depth",
                       "missing (give width and depth, or a layout or deployment)")
+    if deployment is not None and layout_table is not None and \
+            deployment.table != layout_table:
+        raise ctx.err("table", "deployment", f"card {deployment.id!r} is for a "
+                      f"{deployment.table.width:g}x{deployment.table.depth:g} table, the layout "
+                      f"for a {layout_table.width:g}x{layout_table.depth:g} table")
+    if layout_table is not None and (layout_table.width, layout_table.depth) != (width, depth):
+        raise ctx.err("table", "layout", f"layout is for a {layout_table.width:g}x"
+                      f"{layout_table.depth:g} table, not {width:g}x{depth:g}")
     if deployment is not None and (deployment.table.width, deployment.table.depth) != \
             (width, depth):
         raise ctx.err("table", "deployment", f"card {deployment.id!r} is for a "
                       f"{deployment.table.width:g}x{deployment.table.depth:g} table")
+
+    if "templates" in doc:
+        # Template sizes (§10) are weapon data, not table data: validated here, read by
+        # `tmg template` through geom.templates.shapes_from_table.
+        from geom.templates import shapes_from_table
+        try:
+            shapes_from_table(doc["templates"], file)
+        except TmgError as exc:
+            raise ctx.err(exc.obj, exc.field, exc.detail) from None
 
     terrain: dict[str, TerrainPiece] = {p.id: p for p in layout_terrain}
     own: set[str] = set()
