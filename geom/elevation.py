@@ -50,11 +50,10 @@ def level_of_size(effective: float) -> str:
     return GROUND
 
 
-def standing_piece(bf: Battlefield, model: Model) -> TerrainPiece | None:
-    """The piece whose top the model stands on, or None (mat, or flying)."""
-    if model.flying:
-        return None
-    centre = SPoint(model.at)
+def top_at(bf: Battlefield, at: tuple[float, float]) -> TerrainPiece | None:
+    """The top a base centred at `at` stands on: of the standable pieces under that point, the
+    one of greatest effective size (None: the mat)."""
+    centre = SPoint(at)
     best: TerrainPiece | None = None
     best_size = -1
     for p in bf.terrain:
@@ -65,6 +64,26 @@ def standing_piece(bf: Battlefield, model: Model) -> TerrainPiece | None:
             if s > best_size:
                 best, best_size = p, s
     return best
+
+
+def standing_piece(bf: Battlefield, model: Model) -> TerrainPiece | None:
+    """The piece whose top the model stands on, or None (mat, or flying)."""
+    if model.flying:
+        return None
+    return top_at(bf, model.at)
+
+
+def stacked_with(bf: Battlefield, ids: set[str]) -> set[str]:
+    """The ids plus every piece stacked, directly or not, on one of them (they move together)."""
+    out = set(ids)
+    grew = True
+    while grew:
+        grew = False
+        for p in bf.terrain:
+            if p.on in out and p.id not in out:
+                out.add(p.id)
+                grew = True
+    return out
 
 
 def model_effective_size(bf: Battlefield, model: Model) -> float:

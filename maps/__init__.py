@@ -10,18 +10,24 @@ from __future__ import annotations
 from .loader import (
     DEPLOYMENT_ZONE_DEPTH,
     LayoutData,
+    PhysicalPiece,
     battlefield_by_name,
+    default_entry_edges,
     deployment_ids,
     deployment_info,
+    layout_groups,
     layout_ids,
     load_deployment,
     load_layout,
+    physical_pieces,
+    piece_groups,
     quarters,
     zone_of_influence,
 )
 
 __all__ = [
-    "DEPLOYMENT_ZONE_DEPTH", "LayoutData", "battlefield_by_name", "deployment_ids",
-    "deployment_info", "layout_ids", "load_deployment", "load_layout", "quarters",
+    "DEPLOYMENT_ZONE_DEPTH", "LayoutData", "PhysicalPiece", "battlefield_by_name",
+    "default_entry_edges", "deployment_ids", "deployment_info", "layout_groups", "layout_ids",
+    "load_deployment", "load_layout", "physical_pieces", "piece_groups", "quarters",
     "zone_of_influence",
 ]

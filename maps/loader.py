@@ -129,11 +129,102 @@ def load_deployment(card_id: str) -> Deployment:
 
 
 def quarters(table: Table) -> dict[str, Polygon]:
-    """The four quarters of "Divide and Conquer": a cross at x = width/2 and y = depth/2."""
+    """The four quarters: a cross at x = width/2 and y = depth/2 ("Divide and Conquer" and the
+    §9.3 distribution guideline). Ids as in `deployments.json` ``quarters``."""
     cx, cy = table.width / 2, table.depth / 2
-    return {"south-west": box(0, 0, cx, cy), "south-east": box(cx, 0, table.width, cy),
-            "north-west": box(0, cy, cx, table.depth),
-            "north-east": box(cx, cy, table.width, table.depth)}
+    return {"bottom-left": box(0, 0, cx, cy), "bottom-right": box(cx, 0, table.width, cy),
+            "top-right": box(cx, cy, table.width, table.depth),
+            "top-left": box(0, cy, cx, table.depth)}
+
+
+@dataclass(frozen=True)
+class PhysicalPiece:
+    """One physical terrain piece: an official L wall is transcribed as two rectangles (its
+    arms), which count, move and are measured as one piece."""
+
+    id: str
+    parts: tuple[TerrainPiece, ...]
+
+    @property
+    def footprint(self) -> Polygon:
+        if len(self.parts) == 1:
+            return self.parts[0].footprint
+        u = shapely.union_all([p.footprint for p in self.parts])
+        return u if isinstance(u, Polygon) else u.convex_hull
+
+    @property
+    def size(self) -> int:
+        return max(p.size for p in self.parts)
+
+    @property
+    def grass(self) -> bool:
+        return all(p.grass for p in self.parts)
+
+    @property
+    def label(self) -> str | None:
+        """The piece's label (an L wall's, without the arm's "— long side")."""
+        label = self.parts[0].label
+        if label is not None and len(self.parts) > 1:
+            label = label.split(" — ")[0]
+        return label
+
+
+def layout_groups(layout_id: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(group id, part ids) of the L walls of an official layout."""
+    doc = _layout_doc(layout_id)
+    if doc is None:
+        return ()
+    return tuple((g["id"], tuple(g["parts"])) for g in doc.get("groups", []))
+
+
+def piece_groups(bf: Battlefield) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Official L-wall groups whose arms are all on this battlefield (a scenario that takes a
+    layout keeps its piece ids; a piece replaced by the scenario under the same id still counts
+    as that arm, a removed arm dissolves the group)."""
+    present = {p.id for p in bf.terrain}
+    layouts = {pid.split("/", 1)[0] for pid in present if "/" in pid}
+    out = []
+    for lid in sorted(layouts & set(layout_ids())):
+        for gid, parts in layout_groups(lid):
+            if all(p in present for p in parts):
+                out.append((gid, parts))
+    return tuple(out)
+
+
+def physical_pieces(bf: Battlefield, *, tokens: bool = False) -> list[PhysicalPiece]:
+    """The battlefield's terrain as physical pieces (L-wall arms joined); tokens left out unless
+    asked for (they are game effects, not set-up terrain)."""
+    grouped: dict[str, str] = {}
+    groups: dict[str, list[TerrainPiece]] = {}
+    for gid, parts in piece_groups(bf):
+        for pid in parts:
+            grouped[pid] = gid
+        groups[gid] = []
+    out: list[PhysicalPiece] = []
+    for p in bf.terrain:
+        if p.is_token and not tokens:
+            continue
+        if p.id in grouped:
+            g = groups[grouped[p.id]]
+            if not g:
+                out.append(PhysicalPiece(grouped[p.id], ()))  # placeholder, filled below
+            g.append(p)
+        else:
+            out.append(PhysicalPiece(p.id, (p,)))
+    return [PhysicalPiece(pp.id, tuple(groups[pp.id])) if pp.id in groups else pp for pp in out]
+
+
+def default_entry_edges(table: Table) -> list[dict[str, tuple[LineString, ...]]]:
+    """Entry edges to assume when no deployment card is given: the two long edges (bottom and
+    top); on a square table both pairs of opposite edges are candidates."""
+    w, d = table.width, table.depth
+    bottom_top = {"red": (LineString([(0, 0), (w, 0)]),),
+                  "blue": (LineString([(0, d), (w, d)]),)}
+    left_right = {"red": (LineString([(0, 0), (0, d)]),),
+                  "blue": (LineString([(w, 0), (w, d)]),)}
+    if abs(w - d) < 1e-9:
+        return [bottom_top, left_right]
+    return [bottom_top] if w > d else [left_right]
 
 
 def battlefield_by_name(name: str) -> Battlefield:

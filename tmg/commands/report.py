@@ -8,7 +8,11 @@ import argparse
 from typing import Any
 
 from geom import distance as dist
+from geom.coherency import coherency
+from geom.engagement import units_engaged
+from geom.markers import all_markers
 from geom.model import Battlefield
+from geom.sight import SightContext, unit_sight
 
 from . import info
 from ._common import add_file, load
@@ -34,13 +38,68 @@ def unit_distances(bf: Battlefield) -> list[dict[str, Any]]:
     return out
 
 
+def sight_between_enemies(bf: Battlefield) -> list[dict[str, Any]]:
+    """§4: for every attacking unit and enemy target unit, who sees whom (one shared context,
+    so prepared terrain is built once for the whole table)."""
+    ctx = SightContext(bf)
+    out = []
+    for a in bf.units:
+        for b in bf.units:
+            if a.owner == b.owner:
+                continue
+            us = unit_sight(bf, a, b, ctx=ctx)
+            v = us.verdict()
+            out.append({"attacker": a.id, "target": b.id, "visible": us.visible,
+                        "visible_models": us.visible_models, "attackers": us.attackers,
+                        "high_ground_cover": us.high_ground_cover.ok, "rule": v.rule,
+                        "reason": v.reason})
+    return out
+
+
+def engagements(bf: Battlefield) -> list[dict[str, Any]]:
+    out = []
+    for i, a in enumerate(bf.units):
+        for b in bf.units[i + 1:]:
+            if a.owner != b.owner and dist.within(a, b, 1.0):
+                v = units_engaged(bf, a, b)
+                out.append({"a": a.id, "b": b.id, "engaged": v.ok, "rule": v.rule,
+                            "reason": v.reason})
+    return out
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     bf = load(args)
-    return {"info": info.describe(bf), "distances": unit_distances(bf)}
+    coh = [{"unit": u.id, "in_coherency": (v := coherency(bf, u)).ok,
+            "failures": v.details["failures"], "reason": v.reason} for u in bf.units]
+    markers = {mid: mc.as_dict() for mid, mc in all_markers(bf).items()}
+    return {"info": info.describe(bf), "distances": unit_distances(bf),
+            "sight": sight_between_enemies(bf), "engagement": engagements(bf),
+            "coherency": coh, "markers": markers}
 
 
 def text(r: dict[str, Any]) -> str:
     lines = [info.text(r["info"]), "", "distances (base to base):"]
     for d in r["distances"]:
         lines.append(f'  {d["a"]} - {d["b"]}: {d["distance"]:.2f}"')
+    if r["sight"]:
+        lines += ["", "line of sight (§7.1):"]
+        for s in r["sight"]:
+            seen = (f'sees {len(s["visible_models"])} model(s) of {s["target"]} '
+                    f'({", ".join(s["visible_models"])})' if s["visible"]
+                    else f'does not see {s["target"]}')
+            cover = "; target may evade (high ground cover)" if s["high_ground_cover"] else ""
+            lines.append(f'  {s["attacker"]} {seen}{cover}')
+            lines.append(f'    {s["rule"]}: {s["reason"]}')
+    if r["engagement"]:
+        lines += ["", "engagement (§7.2):"]
+        for e in r["engagement"]:
+            lines.append(f'  {e["a"]} - {e["b"]}: {"engaged" if e["engaged"] else "not engaged"}'
+                         f' ({e["reason"]})')
+    lines += ["", "coherency (§4.4):"]
+    for c in r["coherency"]:
+        lines.append(f'  {c["reason"]}')
+    if r["markers"]:
+        lines += ["", "mission markers (§8.9.1):"]
+        for mid, m in r["markers"].items():
+            lines.append(f'  marker {mid}: {m["reason"]}')
     return "\n".join(lines)

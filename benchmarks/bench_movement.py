@@ -1,0 +1,172 @@
+"""Benchmark: shortest legal paths and move legality on an official-size table (issue 4).
+
+Runs `geom.movement` on the `standard-1` layout (or, without map data, a fixed-seed random
+table of 32 pieces) with enemy units on it, and — in the same run, on the same inflated
+obstacles — extremitypathfinder, if it is installed. Prints one table; exits 0 either way.
+
+    /work/venv/bin/python benchmarks/bench_movement.py [--queries N] [--seed S]
+
+extremitypathfinder is only needed for the comparison. It pins numpy<2; install it without
+letting pip downgrade numpy:  pip install --no-deps extremitypathfinder networkx
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import shapely
+from shapely import affinity
+from shapely.geometry import box
+from shapely.geometry.polygon import orient
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from geom import movement as mv  # noqa: E402
+from geom.model import Base, Battlefield, Model, Speed, Table, TerrainPiece, Unit  # noqa: E402
+
+
+def table_terrain() -> tuple[str, Table, tuple[TerrainPiece, ...]]:
+    layouts = Path(__file__).resolve().parent.parent / "maps" / "data" / "layouts"
+    if layouts.is_dir():
+        from maps import load_layout
+        lay = load_layout("standard-1")
+        return "standard-1", lay.table, lay.terrain
+    rng = random.Random(4)
+    pieces = []
+    for i in range(32):
+        w, d = rng.uniform(1, 7), rng.uniform(1, 2.5)
+        cx, cy = rng.uniform(3, 51), rng.uniform(3, 33)
+        poly = affinity.rotate(box(cx - w / 2, cy - d / 2, cx + w / 2, cy + d / 2),
+                               rng.uniform(0, 180))
+        pieces.append(TerrainPiece(f"r{i}", rng.choice([1, 2, 2, 3]), poly,
+                                   kind="grass" if rng.random() < 0.15 else "solid"))
+    return "random-32 (seed 4)", Table(54, 36), tuple(pieces)
+
+
+def make_unit(uid: str, owner: str, pts: list[tuple[float, float]], size: int, mm: float) -> Unit:
+    b = Base.from_mm(mm)
+    ms = tuple(Model.make(str(i + 1), unit=uid, owner=owner, at=p, base=b, size=size)
+               for i, p in enumerate(pts))
+    return Unit(uid, owner, size, ms, b, speed=Speed(6))
+
+
+def battlefield(table: Table, terrain: tuple[TerrainPiece, ...], size: int,
+                rng: random.Random) -> tuple[Battlefield, Unit]:
+    mover = make_unit("mover", "red", [(1.5, 1.5)], size, 32 if size <= 2 else 80)
+    bf = Battlefield(table, terrain, (mover,))
+    nav = mv.Navigator(bf, mover)
+    enemies: list[tuple[float, float]] = []
+    while len(enemies) < 10:  # ten enemy bases where they fit
+        p = (rng.uniform(2, table.width - 2), rng.uniform(2, table.depth - 2))
+        if nav.fs.points_clear(np.array([p]))[0] and all(math.dist(p, q) > 2 for q in enemies):
+            enemies.append(p)
+    bf = Battlefield(table, terrain, (mover, make_unit("enemy", "blue", enemies, 2, 40)))
+    return bf, mover
+
+
+def free_pairs(nav: mv.Navigator, rng: random.Random, n: int) -> list[tuple[tuple[float, float],
+                                                                            tuple[float, float]]]:
+    t = nav.bf.table
+    pts: list[tuple[float, float]] = []
+    while len(pts) < 2 * n:
+        p = (rng.uniform(0, t.width), rng.uniform(0, t.depth))
+        if nav.fs.points_clear(np.array([p]))[0]:
+            pts.append(p)
+    return [(pts[2 * i], pts[2 * i + 1]) for i in range(n)]
+
+
+def epf_environment(nav: mv.Navigator, quad_segs: int) -> tuple[object, shapely.Polygon, float]:
+    """extremitypathfinder on the same clearance zones, grown to circumscribed polygons (so
+    its paths are legal too)."""
+    from extremitypathfinder import PolygonEnvironment
+
+    k = 1 / math.cos(math.pi / (4 * quad_segs))
+    zones = [o.core.buffer(o.rho * k, quad_segs=quad_segs) for o in nav.fs.obstacles]
+    x0, y0, x1, y1 = nav.fs.rect
+    free = box(x0, y0, x1, y1).difference(shapely.union_all(zones))
+    if free.geom_type == "MultiPolygon":
+        free = max(free.geoms, key=lambda g: g.area)
+    free = orient(free.simplify(0), 1.0)
+    t0 = time.perf_counter()
+    env = PolygonEnvironment()
+    env.store(list(free.exterior.coords)[:-1], [list(r.coords)[:-1] for r in free.interiors])
+    if not getattr(env, "prepared", True):
+        env.prepare()
+    return env, free, time.perf_counter() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--quad-segs", type=int, default=8,
+                    help="segments per quarter circle of the zones given to extremitypathfinder")
+    args = ap.parse_args()
+    name, table, terrain = table_terrain()
+    try:
+        import extremitypathfinder  # noqa: F401
+        have_epf = True
+    except ImportError:
+        have_epf = False
+    print(f"table {name}: {table.width:g}x{table.depth:g}, {len(terrain)} pieces "
+          f"(+10 enemy bases); {args.queries} random queries per row")
+    if not have_epf:
+        print("extremitypathfinder is not installed: comparison skipped "
+              "(pip install --no-deps extremitypathfinder networkx)")
+    header = (f"{'mover':<14}{'build ms':>10}{'nodes':>8}{'path q/s':>10}{'ms/q':>8}"
+              f"{'move q/s':>10}{'EPF build ms':>14}{'EPF ms/q':>10}{'speed-up':>10}"
+              f"{'EPF-ours max':>14}")
+    print(header)
+    print("-" * len(header))
+    for size in (2, 3):
+        rng = random.Random(args.seed)
+        bf, mover = battlefield(table, terrain, size, rng)
+        t0 = time.perf_counter()
+        nav = mv.Navigator(bf, mover)
+        build = time.perf_counter() - t0
+        pairs = free_pairs(nav, rng, args.queries)
+        t0 = time.perf_counter()
+        ours = [nav.shortest_path(s, g) for s, g in pairs]
+        tq = (time.perf_counter() - t0) / len(pairs)
+        model = mover.models[0]
+        t0 = time.perf_counter()
+        for s, g in pairs:
+            mv.check_move(bf, mover, model.moved_to(s), g, nav=nav)
+        tm = (time.perf_counter() - t0) / len(pairs)
+        row = (f"{'Size ' + str(size) + (' (c=0.5)' if size <= 2 else ' (c=1.5)'):<14}"
+               f"{build * 1e3:>10.1f}{nav.graph.n_nodes:>8}{1 / tq:>10.0f}{tq * 1e3:>8.2f}"
+               f"{1 / tm:>10.0f}")
+        if have_epf:
+            env, free, eb = epf_environment(nav, args.quad_segs)
+            shapely.prepare(free)
+            times, diffs, both = [], [], 0
+            for (s, g), p in zip(pairs, ours, strict=True):
+                if not (free.covers(shapely.Point(s)) and free.covers(shapely.Point(g))):
+                    continue
+                t0 = time.perf_counter()
+                _, length = env.find_shortest_path(s, g)  # type: ignore[attr-defined]
+                times.append(time.perf_counter() - t0)
+                if length is not None and p is not None:
+                    both += 1
+                    diffs.append(float(length) - p.length)
+            te = float(np.mean(times))
+            row += (f"{eb * 1e3:>14.0f}{te * 1e3:>10.2f}{te / tq:>9.1f}x"
+                    f"{max(diffs) if diffs else float('nan'):>14.4f}")
+            if diffs and min(diffs) < -1e-6:
+                row += f"  (EPF shorter by {-min(diffs):.2e} somewhere!)"
+        print(row)
+    print("\nours: exact tangent graph (error bound 1e-6\" without oval bases); EPF-ours max: how "
+          "much longer extremitypathfinder's\npath around circumscribed "
+          f"{4 * args.quad_segs}-gon zones was than ours, at worst (its paths are legal, ours "
+          "shorter or equal).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,458 @@
+"""Close combat geometry: ranks, casualty order, close ranks, disengage (GEOMETRY-RULES §5, §6,
+§9; rulebook §8.5.4, §8.7.5, §8.8.1).
+
+- **Fighting rank** (§8.8.1 step 2): a model within 1" of an enemy model it is engaged with.
+  **Supporting rank**: in base contact with a model of its own unit that is in the fighting rank,
+  and not itself in it. With several enemy units (step 4) both are judged per enemy unit.
+- **Casualty order** (§8.7.5): first models in no enemy's engagement range, then models in range
+  but not in base contact, then models in base contact; at priorities 2 and 3 a model whose loss
+  would end the unit's engagement with some enemy unit may not be chosen while another valid
+  casualty exists at any priority (the quick reference: such models go last).
+  **Decision:** "in an enemy's engagement range" means *engaged with* an enemy model (§7.2.1
+  restrictions included): a model 0.5" from an enemy across a wall is not fighting and goes first.
+- **Close ranks** (§8.8.1 step 1, FAQ): an optional move of at most 3" of a leading model that is
+  not in base contact; it must end closer to the enemy unit(s) it is engaged with (distance to the
+  nearest of their models strictly decreases), may not end within 1" of an enemy unit it was not
+  engaged with, and (Decision, the leader read per model) may not end the leader's engagement
+  with an enemy unit it was engaged with. A unit all of whose models are in base contact with
+  enemy models cannot close ranks.
+- **Disengage** (§8.5.4): a normal move that must end outside every enemy's engagement range;
+  models that cannot be placed clear are destroyed; if the leading model cannot get clear the
+  disengage fails.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import shapely
+
+from . import bases
+from .engagement import (
+    enemies,
+    engaged_pairs,
+    in_base_contact,
+    in_engagement_range,
+)
+from .errors import TmgError
+from .model import TOLERANCE, Battlefield, Model, Point, Unit
+from .verdict import Verdict
+
+RULE_RANKS = "8.8.1 declare attackers"
+RULE_CASUALTIES = "8.7.5 removing models from engaged units"
+RULE_CLOSE_RANKS = "8.8.1 close ranks"
+RULE_DISENGAGE = "8.5.4 disengage"
+
+
+# --------------------------------------------------------------------------- ranks
+
+
+@dataclass(frozen=True)
+class Ranks:
+    """Who of `unit` may attack `enemy` (§8.8.1 steps 2 and 4)."""
+
+    unit: str
+    enemy: str
+    fighting: tuple[str, ...]
+    supporting: tuple[str, ...]
+    idle: tuple[str, ...]
+    # fighting model id -> the enemy model ref it is engaged with (the witness)
+    engaged_with: dict[str, str] = field(default_factory=dict)
+    # supporting model id -> the fighting-rank model id it touches
+    supports: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"unit": self.unit, "enemy": self.enemy, "fighting": list(self.fighting),
+                "supporting": list(self.supporting), "idle": list(self.idle),
+                "engaged_with": dict(self.engaged_with), "supports": dict(self.supports)}
+
+
+def ranks(bf: Battlefield, unit: Unit, enemy: Unit) -> Ranks:
+    """Fighting and supporting rank of `unit` against one enemy unit."""
+    pairs = engaged_pairs(bf, unit.models, enemy.models)
+    engaged_with: dict[str, str] = {}
+    for p in pairs:
+        engaged_with.setdefault(p.a.id, p.b.ref)
+    fighting = [m for m in unit.models if m.id in engaged_with]
+    supports: dict[str, str] = {}
+    for m in unit.models:
+        if m.id in engaged_with:
+            continue
+        for f in fighting:
+            if in_base_contact(m, f):
+                supports[m.id] = f.id
+                break
+    idle = [m.id for m in unit.models if m.id not in engaged_with and m.id not in supports]
+    return Ranks(unit.id, enemy.id, tuple(m.id for m in fighting),
+                 tuple(m.id for m in unit.models if m.id in supports), tuple(idle),
+                 engaged_with, supports)
+
+
+def all_ranks(bf: Battlefield, unit: Unit) -> list[Ranks]:
+    """Ranks against every enemy unit the unit is engaged with."""
+    out = []
+    for v in bf.units:
+        if v.owner == unit.owner:
+            continue
+        r = ranks(bf, unit, v)
+        if r.fighting:
+            out.append(r)
+    return out
+
+
+# --------------------------------------------------------------------------- casualties
+
+
+@dataclass(frozen=True)
+class CasualtyState:
+    """What §8.7.5 needs to know about each model of an engaged unit."""
+
+    priority: dict[str, int]  # model id -> 1, 2 or 3
+    engaged_with: dict[str, frozenset[str]]  # model id -> enemy unit ids it is engaged with
+    contact: dict[str, tuple[str, ...]]  # model id -> enemy model refs in base contact
+
+
+def casualty_state(bf: Battlefield, unit: Unit) -> CasualtyState:
+    others = [m for v in bf.units if v.owner != unit.owner for m in v.models]
+    pairs = engaged_pairs(bf, unit.models, others)
+    engaged_with: dict[str, set[str]] = {m.id: set() for m in unit.models}
+    contact: dict[str, list[str]] = {m.id: [] for m in unit.models}
+    for p in pairs:
+        engaged_with[p.a.id].add(p.b.unit)
+        if in_base_contact(p.a, p.b):
+            contact[p.a.id].append(p.b.ref)
+    priority = {mid: (3 if contact[mid] else 2 if engaged_with[mid] else 1)
+                for mid in engaged_with}
+    return CasualtyState(priority, {k: frozenset(v) for k, v in engaged_with.items()},
+                         {k: tuple(v) for k, v in contact.items()})
+
+
+def _breaks(state: CasualtyState, alive: Sequence[str], mid: str) -> list[str]:
+    """Enemy units whose engagement with the unit ends if `mid` is removed."""
+    out = []
+    for enemy in sorted(state.engaged_with[mid]):
+        if not any(enemy in state.engaged_with[o] for o in alive if o != mid):
+            out.append(enemy)
+    return out
+
+
+def _valid_next(state: CasualtyState, alive: Sequence[str]) -> tuple[list[str], str]:
+    by = {k: [m for m in alive if state.priority[m] == k] for k in (1, 2, 3)}
+    if by[1]:
+        return by[1], "priority 1: in no enemy's engagement range"
+    for k in (2, 3):
+        keep = [m for m in by[k] if not _breaks(state, alive, m)]
+        if keep:
+            return keep, (f"priority {k}: " + ("in engagement range, not in base contact"
+                                               if k == 2 else "in base contact")
+                          + ("" if len(keep) == len(by[k]) else
+                             "; models whose loss would end an engagement are kept back"))
+    for k in (2, 3):
+        if by[k]:
+            return by[k], (f"priority {k}: every remaining model's loss ends an engagement, "
+                           "so such models may now be chosen")
+    return [], "no models left"
+
+
+def valid_casualties(bf: Battlefield, unit: Unit) -> Verdict:
+    """The models the defender may remove next (§8.7.5). `details['valid']` lists them."""
+    state = casualty_state(bf, unit)
+    alive = [m.id for m in unit.models]
+    if all(p == 1 for p in state.priority.values()):
+        return Verdict(True, "8.7.4 removing casualties",
+                       f"{unit.id} is not engaged: the ordinary (visibility) rules choose "
+                       "casualties, not §8.7.5", details={"valid": alive, "engaged": False})
+    valid, why = _valid_next(state, alive)
+    return Verdict(True, RULE_CASUALTIES, why, witness=None,
+                   details={"valid": valid, "engaged": True, "priority": state.priority,
+                            "breaks": {m: _breaks(state, alive, m) for m in alive
+                                       if state.priority[m] > 1},
+                            "contact": {k: list(v) for k, v in state.contact.items() if v}})
+
+
+@dataclass(frozen=True)
+class CasualtyStep:
+    removed: str
+    valid: tuple[str, ...]
+    reason: str
+
+
+def removal_order(bf: Battlefield, unit: Unit, count: int | None = None,
+                  prefer: Sequence[str] | None = None) -> list[CasualtyStep]:
+    """One legal sequence of `count` removals (all models by default). At each step the
+    defender's choice is the first valid model in `prefer` order (unit order by default); the
+    step records every model that was a valid choice."""
+    state = casualty_state(bf, unit)
+    alive = [m.id for m in unit.models]
+    order = list(prefer) if prefer is not None else alive
+    unknown = set(order) - set(alive)
+    if unknown:
+        raise TmgError(f"unit {unit.id!r} has no model(s) {sorted(unknown)}")
+    n = len(alive) if count is None else min(count, len(alive))
+    steps = []
+    for _ in range(n):
+        valid, why = _valid_next(state, alive)
+        pick = next((m for m in order if m in valid), valid[0])
+        steps.append(CasualtyStep(pick, tuple(valid), why))
+        alive.remove(pick)
+    return steps
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _engaged_enemy_units(bf: Battlefield, unit: Unit) -> list[Unit]:
+    out = []
+    for v in bf.units:
+        if v.owner != unit.owner and engaged_pairs(bf, unit.models, v.models, first_only=True):
+            out.append(v)
+    return out
+
+
+def _in_contact_with_enemy(bf: Battlefield, m: Model) -> bool:
+    return any(enemies(m, o) and not o.flying and in_base_contact(m, o) for o in bf.models())
+
+
+def _within_range_of_unit(m: Model, v: Unit) -> bool:
+    return any(not o.flying and in_engagement_range(m, o) for o in v.models)
+
+
+# --------------------------------------------------------------------------- close ranks
+
+CLOSE_RANKS_MOVE = 3.0  # §8.8.1 step 1
+
+
+def _default_shortest_path(bf: Battlefield, unit: Unit, start: Point, goal: Point) -> Any:
+    from .movement import shortest_path
+
+    return shortest_path(bf, unit, start, goal)
+
+
+def _default_path_to_region(bf: Battlefield, unit: Unit, start: Point, region: Any) -> Any:
+    from .movement import path_to_region
+
+    return path_to_region(bf, unit, start, region)
+
+
+def _nearest_gap(m: Model, units: Sequence[Unit]) -> float:
+    return min((bases.ellipse_distance(m.ellipse, o.ellipse) for v in units for o in v.models
+                if not o.flying), default=math.inf)
+
+
+def _close_ranks_setup(bf: Battlefield, unit: Unit, leading: str | None
+                       ) -> tuple[Model | None, list[Unit], Verdict | None]:
+    engaged = _engaged_enemy_units(bf, unit)
+    if not engaged:
+        return None, [], Verdict(False, RULE_CLOSE_RANKS,
+                                 f"{unit.id} is not engaged: only engaged units close ranks")
+    held = [m for m in unit.models if _in_contact_with_enemy(bf, m)]
+    if len(held) == len(unit.models):
+        return None, engaged, Verdict(
+            False, RULE_CLOSE_RANKS, f"every model of {unit.id} is in base contact with an enemy "
+            "model: they are physically held, so the unit cannot close ranks (FAQ)")
+    leader = unit.model(leading) if leading is not None else unit.leading_model
+    if leader in held:
+        if leading is not None:
+            return leader, engaged, Verdict(
+                False, RULE_CLOSE_RANKS, f"{leader.ref} is in base contact with an enemy model "
+                "and may not move")
+        leader = next(m for m in unit.models if m not in held)
+    return leader, engaged, None
+
+
+def _close_ranks_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
+                     engaged: Sequence[Unit]) -> Verdict:
+    """Exact checks on a close-ranks end (everything except the path length)."""
+    from .charge import _overlaps, on_table_exact
+
+    moved = leader.moved_to(at)
+    if not on_table_exact(bf, moved):
+        return Verdict(False, RULE_CLOSE_RANKS, "the base would not be wholly on the table")
+    for p in bf.terrain:
+        if not p.grass and bases.geometry_meets(moved.ellipse, p.footprint.buffer(-TOLERANCE)):
+            return Verdict(False, RULE_CLOSE_RANKS, f"the base would overlap terrain {p.id!r}")
+    held = {m.id for m in unit.models if _in_contact_with_enemy(bf, m)}
+    for o in bf.models():
+        if o.unit == unit.id and (o.id == leader.id or o.id not in held):
+            continue
+        if _overlaps(moved, o):
+            return Verdict(False, RULE_CLOSE_RANKS, f"the base would overlap {o.ref}")
+    before, after = _nearest_gap(leader, engaged), _nearest_gap(moved, engaged)
+    if not after < before - TOLERANCE:
+        return Verdict(False, RULE_CLOSE_RANKS,
+                       f'the leading model must end closer to {", ".join(v.id for v in engaged)}:'
+                       f' {after:.3f}" is not less than {before:.3f}"',
+                       details={"before": before, "after": after})
+    engaged_ids = {v.id for v in engaged}
+    for v in bf.units:
+        if v.owner == unit.owner or v.id in engaged_ids:
+            continue
+        if _within_range_of_unit(moved, v):
+            return Verdict(False, RULE_CLOSE_RANKS,
+                           f"the move would bring {leader.ref} within 1\" of {v.id}, a unit it "
+                           "was not engaged with (no new engagements)")
+    for v in engaged:
+        was = engaged_pairs(bf, [leader], v.models, first_only=True)
+        if was and not engaged_pairs(bf, [moved], v.models, first_only=True):
+            return Verdict(False, RULE_CLOSE_RANKS,
+                           f"{leader.ref} would no longer be engaged with {v.id}: close ranks may "
+                           "not be used to disengage")
+    return Verdict(True, RULE_CLOSE_RANKS, f'ends {before - after:.3f}" closer',
+                   details={"before": before, "after": after})
+
+
+def close_ranks(bf: Battlefield, unit: Unit, to: Point, leading: str | None = None, *,
+                shortest_path: Callable[..., Any] = _default_shortest_path) -> Verdict:
+    """Is moving the leading model to `to` a legal close-ranks move (§8.8.1 step 1, FAQ)?"""
+    leader, engaged, bad = _close_ranks_setup(bf, unit, leading)
+    if bad is not None:
+        return bad
+    assert leader is not None
+    end = _close_ranks_end(bf, unit, leader, to, engaged)
+    if not end:
+        return end
+    path = shortest_path(bf, unit, leader.at, to)
+    if path is None:
+        return Verdict(False, RULE_CLOSE_RANKS, "no legal path reaches that position")
+    if path.length > CLOSE_RANKS_MOVE + TOLERANCE:
+        return Verdict(False, RULE_CLOSE_RANKS,
+                       f'the path is {path.length:.3f}" long; close ranks moves at most 3"',
+                       witness=[list(p) for p in path.points])
+    return Verdict(True, RULE_CLOSE_RANKS,
+                   f'{leader.ref} closes ranks along a {path.length:.3f}" path; {end.reason}',
+                   witness=[list(p) for p in path.points],
+                   details={"path_length": path.length, **end.details})
+
+
+def can_close_ranks(bf: Battlefield, unit: Unit, leading: str | None = None, *,
+                    path_to_region: Callable[..., Any] = _default_path_to_region) -> Verdict:
+    """Does any legal close-ranks move exist? The witness is the shortest such move."""
+    from .charge import (
+        QUAD_SEGS,
+        base_shape,
+        engagement_zone,
+        grow,
+        mover_base,
+        on_table,
+        range_zone,
+        range_zone_inner,
+    )
+
+    leader, engaged, bad = _close_ranks_setup(bf, unit, leading)
+    if bad is not None:
+        return bad
+    assert leader is not None
+    K = mover_base(leader)
+    before = _nearest_gap(leader, engaged)
+    held = {m.id for m in unit.models if _in_contact_with_enemy(bf, m)}
+    forb = [grow(p.footprint, K, outer=True) for p in bf.terrain if not p.grass]
+    forb += [grow(base_shape(o.ellipse, outer=True), K, outer=True) for o in bf.models()
+             if o.unit != unit.id or o.id in held]
+    engaged_ids = {v.id for v in engaged}
+    forb += [range_zone(leader, o) for v in bf.units
+             if v.owner != unit.owner and v.id not in engaged_ids for o in v.models
+             if not o.flying]
+    region = on_table(bf, K).difference(shapely.union_all(forb))
+    closer = shapely.union_all([range_zone_inner(leader, o, max(0.0, before - 1e-3))
+                                for v in engaged for o in v.models if not o.flying])
+    region = region.intersection(closer)
+    for v in engaged:
+        if engaged_pairs(bf, [leader], v.models, first_only=True):
+            region = region.intersection(shapely.union_all(
+                [engagement_zone(bf, leader, o) for o in v.models]))
+    region = region.buffer(-1e-5) if not region.is_empty else region
+    if region.is_empty:
+        return Verdict(False, RULE_CLOSE_RANKS, "no legal position is closer to the enemy")
+    path = path_to_region(bf, unit, leader.at, region)
+    if path is None or path.length > CLOSE_RANKS_MOVE + TOLERANCE:
+        return Verdict(False, RULE_CLOSE_RANKS,
+                       "no legal position closer to the enemy is within a 3\" move",
+                       details={"shortest": None if path is None else path.length})
+    end = tuple(path.points[-1])
+    check = _close_ranks_end(bf, unit, leader, end, engaged)
+    return Verdict(check.ok, RULE_CLOSE_RANKS,
+                   f"{leader.ref} can close ranks: {check.reason}" if check else check.reason,
+                   witness=[list(p) for p in path.points],
+                   details={"leading": leader.id, "path_length": path.length,
+                            "quad_segs": QUAD_SEGS})
+
+
+# --------------------------------------------------------------------------- disengage
+
+
+@dataclass
+class DisengageAnswer:
+    unit: str
+    possible: bool  # the leading model gets clear
+    leading: str | None
+    end: Point | None
+    path: list[Point] | None
+    destroyed: list[str]  # models that cannot be placed clear (§8.5.4)
+    positions: dict[str, Point]
+    rule: str
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"unit": self.unit, "possible": self.possible, "leading": self.leading,
+                "end": list(self.end) if self.end else None,
+                "path": [list(p) for p in self.path] if self.path else None,
+                "destroyed": self.destroyed,
+                "positions": {k: list(v) for k, v in self.positions.items()},
+                "rule": self.rule, "reason": self.reason}
+
+
+def disengage(bf: Battlefield, unit: Unit, leading: str | None = None, *,
+              path_to_region: Callable[..., Any] = _default_path_to_region) -> DisengageAnswer:
+    """Can the unit disengage (§8.5.4), and which models would be destroyed?"""
+    from .charge import base_shape, grow, mover_base, on_table, place_rest, range_zone
+
+    if not _engaged_enemy_units(bf, unit):
+        return DisengageAnswer(unit.id, True, None, None, None, [], {}, RULE_DISENGAGE,
+                               f"{unit.id} is not engaged: it may make a normal move")
+    speed = unit.current_speed()
+    if speed is None:
+        raise TmgError("the unit has no Speed", obj=unit.id, field="speed")
+    leaders = [unit.model(leading)] if leading is not None else (
+        [unit.leading_model] if unit.leading is not None else list(unit.models))
+    best: DisengageAnswer | None = None
+    for lead in leaders:
+        K = mover_base(lead)
+        forb = [grow(p.footprint, K, outer=True) for p in bf.terrain if not p.grass]
+        forb += [grow(base_shape(o.ellipse, outer=True), K, outer=True) for o in bf.models()
+                 if o.unit != unit.id]
+        halos = [o for v in bf.units if v.owner != unit.owner for o in v.models if not o.flying]
+        base_region = on_table(bf, K).difference(shapely.union_all(forb))
+        for extra in (0.0, 1.0, 2.0):
+            clear = shapely.union_all([range_zone(lead, o, 1.0 + extra) for o in halos])
+            region = base_region.difference(clear)
+            region = region.buffer(-1e-5) if not region.is_empty else region
+            if region.is_empty:
+                continue
+            path = path_to_region(bf, unit, lead.at, region)
+            if path is None or path.length > speed + TOLERANCE:
+                continue
+            end = (float(path.points[-1][0]), float(path.points[-1][1]))
+            pl = place_rest(bf, unit, lead.moved_to(end), [], avoid_all_enemies=True)
+            ans = DisengageAnswer(
+                unit.id, True, lead.id, end, [(float(p[0]), float(p[1])) for p in path.points],
+                list(pl.casualties), dict(pl.positions), RULE_DISENGAGE,
+                f'{lead.ref} gets clear along a {path.length:.3f}" path'
+                + (f"; {len(pl.casualties)} model(s) cannot be placed clear and are destroyed"
+                   if pl.casualties else "; every model can be placed clear"))
+            if best is None or len(ans.destroyed) < len(best.destroyed):
+                best = ans
+            if not ans.destroyed:
+                break
+        if best is not None and not best.destroyed:
+            break
+    if best is None:
+        lead = leaders[0]
+        return DisengageAnswer(unit.id, False, lead.id, None, None,
+                               [m.id for m in unit.models], {}, RULE_DISENGAGE,
+                               f"no model can reach a legal position outside every enemy's "
+                               f"engagement range within Speed {speed}: the disengage fails, "
+                               "the unit does not move and its leading model is removed")
+    return best

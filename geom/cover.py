@@ -1,0 +1,240 @@
+"""Which pieces block sight for a pair of models, and why (GEOMETRY-RULES §4; rulebook §7.1,
+§7.1.1 full cover, direct cover, elevation dead zone, close quarters; §7.1.2 effective size and
+top-down perspective; §7.1.3 high ground cover; §7.1.4 flying units; keywords HIDDEN, VISIBLE).
+
+This module decides the *rules*; `geom.sight` decides the *geometry* (whether some line misses
+every piece that blocks). A piece k blocks for the pair (A, B) when it can block at all and
+
+- full cover: eff(k) ≥ eff(A) and eff(k) ≥ eff(B) (a flying model's effective size is +inf, so
+  full cover never applies to or from a flying model, §7.1.4); or
+- direct cover: A is within 1" of k (base to footprint, any part of the piece, FAQ "전장") and
+  eff(k) ≥ eff(A), or the same for B — unless close quarters lifts it: both models within 1" of
+  k and within 3" of each other.
+
+Decisions (GEOMETRY-RULES §4 and where the rulebook leaves room):
+
+- A piece "can block" when its own Size is ≥ 1 and it is not a token (§7.1 "blocking terrain":
+  effective size ≥ 1; a Size-0 piece does not rise above its surface, so stacking it on a hill
+  does not make it block — §7.1.2 top-down perspective).
+- The top a model stands on, and every piece under that top, never block that model's sight
+  (§7.1.2: "the horizontal surface a model stands on does not block"). This holds for the
+  whole pair: the top of A never stops a line between A and B.
+- Elevation dead zone: model H stands on high ground (its standing top has effective size 3+),
+  model G is at ground level (not flying, on no top), and G is within 1" of the footprint of
+  the piece H stands on *or of any piece under it in the stack* ("the base of the same piece",
+  §7.1.1: the piece whose foot G is near is the high ground H is on). Then neither sees the
+  other, unless they are within 3" of each other (close quarters: both are within 1" of that
+  piece — H stands on it — so only the 3" condition is left).
+- HIDDEN (keyword): a hidden model more than 4" from the viewer is not visible to it, whatever
+  the sight; this is the one rule that is not reciprocal.
+- A mission marker is a Size-0 object (§8.9.1) on whatever top its centre is on; the same rules
+  apply to it as to a Size-0 model.
+- Pieces of effective size 0 never block; several pieces never add up (each judged alone).
+
+>>> import math
+>>> piece_blocks(5, math.inf, 2, False, True, False)   # flying shooter, target hugs the wall
+'direct'
+>>> piece_blocks(5, 6, 2, False, False, False) is None  # Size-2 on Size-4 hill over a Size-5 wall
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+
+from . import bases
+from .elevation import (
+    HIGH,
+    base_on_high_ground,
+    elevation_level,
+    piece_effective_size,
+    standing_piece,
+)
+from .model import TOLERANCE, Battlefield, Ellipse, Marker, Model, TerrainPiece
+from .segments import convex_parts, ellipse_convex_distances, ellipse_distances
+from .verdict import Verdict
+
+COVER_RANGE = 1.0  # §7.1.1 "within 1" of the piece"
+CLOSE_QUARTERS = 3.0  # §7.1.1 "within 3" of each other"
+HIDDEN_RANGE = 4.0  # keyword HIDDEN
+
+
+def can_block(piece: TerrainPiece) -> bool:
+    """Can this piece ever block sight? (own Size ≥ 1, not a token)."""
+    return piece.size >= 1 and not piece.is_token
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """A model or a mission marker as the sight rules see it."""
+
+    ref: str
+    ellipse: Ellipse
+    effective: float  # +inf for flying models
+    level: str  # ground | mid | high | flying
+    stack: tuple[str, ...]  # the top it stands on and every piece under it
+    hidden: bool
+    flying: bool
+    model: Model | None  # None for a marker
+
+
+def stack_of(bf: Battlefield, piece: TerrainPiece | None) -> tuple[str, ...]:
+    out: list[str] = []
+    while piece is not None and piece.id not in out:
+        out.append(piece.id)
+        piece = bf.piece(piece.on) if piece.on is not None else None
+    return tuple(out)
+
+
+def as_model(obj: Model | Marker) -> Model:
+    """A marker as a Size-0 ground model with the marker's disc (§8.9.1)."""
+    if isinstance(obj, Model):
+        return obj
+    return Model.make(obj.ref, unit="marker", owner="neutral", at=obj.at, base=obj.base, size=0)
+
+
+def viewer(bf: Battlefield, obj: Model | Marker) -> Viewer:
+    m = as_model(obj)
+    top = standing_piece(bf, m)
+    eff = math.inf if m.flying else m.rules_size + (piece_effective_size(bf, top) if top else 0)
+    return Viewer(obj.ref, m.ellipse, float(eff), elevation_level(bf, m), stack_of(bf, top),
+                  bool(m.hidden) if isinstance(obj, Model) else False, m.flying,
+                  obj if isinstance(obj, Model) else None)
+
+
+# --------------------------------------------------------------------------- one piece, one pair
+
+
+def piece_blocks(piece_eff: float, eff_a: float, eff_b: float, near_a: bool, near_b: bool,
+                 close_quarters: bool) -> str | None:
+    """'full', 'direct' or None for one piece that can block and is not under either model.
+
+    `close_quarters`: the two models are within 3" of each other (the "both within 1" of this
+    piece" half of the test is `near_a and near_b`)."""
+    if piece_eff <= 0:
+        return None
+    if piece_eff >= eff_a and piece_eff >= eff_b:
+        return "full"
+    if near_a and near_b and close_quarters:
+        return None
+    if (near_a and piece_eff >= eff_a) or (near_b and piece_eff >= eff_b):
+        return "direct"
+    return None
+
+
+def cover_masks(piece_eff: np.ndarray, blockable: np.ndarray, eff_a: np.ndarray,
+                eff_b: np.ndarray, near_a: np.ndarray, near_b: np.ndarray, stack_a: np.ndarray,
+                stack_b: np.ndarray, cq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised `piece_blocks` for every (a, b, piece): returns (full, direct) masks of shape
+    (na, nb, k). Inputs: piece_eff, blockable (k,); eff_a (na,), eff_b (nb,); near_a, stack_a
+    (na, k); near_b, stack_b (nb, k); cq (na, nb) models within 3"."""
+    P = piece_eff[None, None, :]
+    ok = (blockable & (piece_eff > 0))[None, None, :] & ~stack_a[:, None, :] & ~stack_b[None, :, :]
+    ge_a = P >= eff_a[:, None, None]
+    ge_b = P >= eff_b[None, :, None]
+    full = ok & ge_a & ge_b
+    na = near_a[:, None, :]
+    nb = near_b[None, :, :]
+    lifted = na & nb & cq[:, :, None]
+    direct = ok & ~full & ~lifted & ((na & ge_a) | (nb & ge_b))
+    return full, direct
+
+
+def dead_zone_piece(bf: Battlefield, high: Viewer, ground: Viewer) -> str | None:
+    """The piece of `high`'s stack whose foot `ground` is within 1" of, when the dead zone
+    premise holds (before close quarters); else None."""
+    if high.level != HIGH or ground.level != "ground":
+        return None
+    for pid in high.stack:
+        fp = bf.piece(pid).footprint
+        if bases.ellipse_geometry_distance(ground.ellipse, fp) <= COVER_RANGE + TOLERANCE:
+            return pid
+    return None
+
+
+def near_matrix(ellipses: Sequence[Ellipse], footprints: Sequence[object],
+                d: float = COVER_RANGE, parts: Sequence[list[np.ndarray]] | None = None
+                ) -> np.ndarray:
+    """(n, k) booleans: base i within d of footprint k (exact for discs and ovals).
+    `parts`: the footprints' convex pieces (`segments.convex_parts`), computed when missing."""
+    n, k = len(ellipses), len(footprints)
+    out = np.zeros((n, k), dtype=bool)
+    if n == 0 or k == 0:
+        return out
+    geoms = np.array(footprints, dtype=object)
+    cx = np.array([e.cx for e in ellipses])
+    cy = np.array([e.cy for e in ellipses])
+    long = np.array([e.a for e in ellipses])
+    short = np.array([e.b for e in ellipses])
+    cd = np.asarray(shapely.distance(shapely.points(cx, cy)[:, None], geoms[None, :]), dtype=float)
+    lim = d + TOLERANCE
+    sure = cd - short[:, None] <= lim  # even the inscribed disc is within d
+    maybe = (cd - long[:, None] <= lim) & ~sure
+    out |= sure
+    ii, jj = np.nonzero(maybe)
+    if len(ii):
+        if parts is None:
+            parts = [convex_parts(g) for g in footprints]  # type: ignore[arg-type]
+        rows, polys = [], []
+        for r, j in enumerate(jj.tolist()):
+            for q in parts[j]:
+                rows.append(r)
+                polys.append(q)
+        width = max(len(q) for q in polys)
+        arr = np.array([np.vstack([q, np.repeat(q[:1], width - len(q), axis=0)]) for q in polys])
+        dist = ellipse_convex_distances([ellipses[int(ii[r])] for r in rows], arr)
+        best = np.full(len(ii), np.inf)
+        np.minimum.at(best, np.array(rows), dist)
+        out[ii, jj] = best <= lim
+    return out
+
+
+def pair_distances(a: Sequence[Ellipse], b: Sequence[Ellipse], upto: float) -> np.ndarray:
+    """(na, nb) base-to-base distances, exact where ≤ `upto` (+ slack); elsewhere a lower bound
+    that is already > `upto`."""
+    ax = np.array([[e.cx, e.cy, e.a, e.b] for e in a]).reshape(-1, 4)
+    bx = np.array([[e.cx, e.cy, e.a, e.b] for e in b]).reshape(-1, 4)
+    cd = np.hypot(ax[:, None, 0] - bx[None, :, 0], ax[:, None, 1] - bx[None, :, 1])
+    lower = np.maximum(0.0, cd - ax[:, None, 2] - bx[None, :, 2])
+    discs_a = np.abs(ax[:, 2] - ax[:, 3]) < 1e-12
+    discs_b = np.abs(bx[:, 2] - bx[:, 3]) < 1e-12
+    out = lower.copy()
+    need = ~(discs_a[:, None] & discs_b[None, :]) & (lower <= upto + 1e-6)
+    ii, jj = np.nonzero(need)
+    if len(ii):
+        out[ii, jj] = ellipse_distances([a[int(i)] for i in ii], [b[int(j)] for j in jj])[0]
+    return out
+
+
+# --------------------------------------------------------------------------- high ground cover
+
+
+def high_ground_cover(bf: Battlefield, attackers: Sequence[Model], targets: Sequence[Model]
+                      ) -> Verdict:
+    """§7.1.3: may the target unit evade ranged attacks from these attacking models?
+
+    Every target model must have part of its base on high ground (a top of effective size 3+),
+    no target may be flying, and at least one attacking model must have no part of its base on
+    high ground — a flying attacker never attacks from lower elevation."""
+    rule = "7.1.3 high ground cover"
+    if not targets:
+        return Verdict(False, rule, "no target models")
+    if any(t.flying for t in targets):
+        return Verdict(False, rule, "flying units never benefit from high ground cover (§7.1.3)")
+    off = [t.ref for t in targets if not base_on_high_ground(bf, t)]
+    if off:
+        return Verdict(False, rule, f"not every target model is on high ground: {', '.join(off)} "
+                       f"{'has' if len(off) == 1 else 'have'} no part of the base on high ground",
+                       details={"off_high_ground": off})
+    lower = [m.ref for m in attackers if not m.flying and not base_on_high_ground(bf, m)]
+    if not lower:
+        return Verdict(False, rule, "every attacking model is on high ground or flying, so the "
+                       "attack does not come from lower elevation", details={"lower": []})
+    return Verdict(True, rule, f"every target model stands partly on high ground and "
+                   f"{', '.join(lower)} attack{'s' if len(lower) == 1 else ''} from lower "
+                   "elevation: the target may evade", details={"lower": lower})

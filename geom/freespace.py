@@ -1,0 +1,683 @@
+"""Free space for a leading model's centre (GEOMETRY-RULES §6; rulebook §4.3, §4.6, §8.5.3,
+FAQ "측정과 이동").
+
+What stops a moving GROUND leading model, as obstacles for its centre ("movement obstacles"):
+
+- terrain of Size 2+ that is not GRASS, minus its openings (archways, breaches: §4.6), and
+  minus any top standing on it with that top's access points (a roof is walked on, its ladder
+  climbed);
+- FORCE FIELD tokens, for units of Size ≤2 (Sentry card);
+- the edges of raised tops (FAQ: "the edge of high ground counts as impassable terrain for gap
+  purposes"), except where an access point covers the edge (§8.5.3: elevation changes only
+  through access points; ramps are entered and left only through their two access points);
+- bases of other units' models (§8.5.3), except flying bases (a ground model passes them as if
+  absent), burrowed models (passable), and whatever the caller lists in `ignore_models`;
+- the table edges.
+
+**Decision (GEOMETRY-RULES §6, §4.6 gap clearance):** the centre keeps at least half the
+required gap width, `c = gap/2` (0.5" for Size ≤2, 1.5" for Size ≥3 or LARGE), from every
+obstacle. A passage between two obstacles is then usable exactly when they are at least `gap`
+apart. Every obstacle is a *core* (a polygon, a polyline for a top's edge, or a point for a disc
+base) grown by a radius ρ (ρ = c; for a disc base ρ = c + base radius). Where this module speaks
+of the "clearance zone" of an obstacle it means the open set {x : dist(x, core) < ρ}.
+
+**Levels.** A standable piece is its own level ("top") when it is a ramp, has access points, or
+is of Size 2+. Its edge is a wall with gaps where access points lie, so the whole table is one
+plane: inside a top's edge is that top, outside is what lies below, and the two meet only through
+access points, whose width must pass the gap rule like any gap. A standable piece of Size ≤1
+without access points is not a level: it is crossed freely like any Size-0/1 terrain and cannot
+be ended on (`movement.end_position_ok`). Non-connected tops cannot be crossed (FAQ) because their
+edges are walls.
+
+**Exactness.** The free space is bounded by straight offsets of core edges and by arcs of
+"corner circles" (radius ρ around each convex core vertex, or around a disc base's centre).
+Shortest paths in such a domain consist of segments tangent to corner circles and arcs along
+them, so the tangent graph built here (nodes: tangent points; edges: free tangent segments and
+free arcs between consecutive nodes on a circle) contains the exact shortest path. Clearance of a
+segment is decided with GEOS distances (exact to floating point, tolerance `CLEAR_TOL`); the
+free parts of each circle are found exactly from its intersections with every other offset edge
+and corner circle. The only approximation is for OVAL bases, whose core is a circumscribed
+polygon (see `OVAL_SIDES`); `movement` certifies those cases with a lower bound.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+from scipy.sparse import coo_matrix, csr_matrix
+from shapely.geometry import LinearRing, LineString, MultiLineString, Polygon
+from shapely.geometry import Point as SPoint
+from shapely.geometry.base import BaseGeometry
+from shapely.geometry.polygon import orient
+
+from .model import Battlefield, Model, TerrainPiece, Unit
+
+TWO_PI = 2 * math.pi
+CLEAR_TOL = 1e-7  # a tangent segment touches its circle exactly; fp noise must not block it
+OVAL_SIDES = 96   # circumscribed polygon of an oval base: Hausdorff excess a·(sec(π/96) − 1)
+
+Arr = NDArray[np.float64]
+
+
+# --------------------------------------------------------------------------- obstacles
+
+@dataclass(frozen=True)
+class Obstacle:
+    """One movement obstacle: `core` grown by `rho`. `ref` names it for reasons."""
+
+    ref: str
+    core: BaseGeometry
+    rho: float
+    kind: str  # terrain | edge | force-field | model
+    exact: bool = True  # False: the core circumscribes an oval (see OVAL_SIDES)
+    inner: BaseGeometry | None = None  # inscribed core of an oval, for lower bounds
+
+
+def is_level(p: TerrainPiece) -> bool:
+    """A standable piece that is an elevation of its own (see module docstring)."""
+    return p.can_stand_on and (p.is_ramp or bool(p.access_points) or p.size >= 2)
+
+
+def all_access_points(bf: Battlefield) -> BaseGeometry | None:
+    polys = [a for p in bf.terrain for a in p.access_points]
+    return shapely.union_all(polys) if polys else None
+
+
+def level_edge(p: TerrainPiece, access: BaseGeometry | None) -> BaseGeometry:
+    """The wall a top's edge makes: its boundary minus every access point on it."""
+    edge = p.footprint.boundary
+    if access is not None:
+        edge = edge.difference(access)
+    if edge.is_empty:
+        return edge
+    if isinstance(edge, MultiLineString):
+        edge = shapely.line_merge(edge)
+    return edge
+
+
+def model_matches(m: Model, ignore: Collection[str]) -> bool:
+    return m.unit in ignore or m.ref in ignore
+
+
+def movement_obstacles(bf: Battlefield, unit: Unit, *, ignore_models: Collection[str] = (),
+                       include_terrain: bool = True, gap: float | None = None) -> list[Obstacle]:
+    """The obstacles a ground leading model of `unit` must keep `gap/2` away from (§4.3, §4.6).
+
+    Models of `unit` itself are never obstacles (the leading model passes its own unit).
+    """
+    c = (unit.gap_clearance if gap is None else gap) / 2
+    out: list[Obstacle] = []
+    if include_terrain:
+        access = all_access_points(bf)
+        # a piece holding up a top is walked on where the top lies, and climbed at the top's
+        # access points
+        held: dict[str, list[Polygon]] = {}
+        for top in bf.terrain:
+            if not is_level(top):
+                continue
+            below, seen = top.on, {top.id}
+            while below is not None and below not in seen and bf.has_piece(below):
+                seen.add(below)
+                held.setdefault(below, []).extend([top.footprint, *top.access_points])
+                below = bf.piece(below).on
+        for p in bf.terrain:
+            if is_level(p):
+                edge = level_edge(p, access)
+                if not edge.is_empty:
+                    out.append(Obstacle(f"edge/{p.id}", edge, c, "edge"))
+            elif p.kind == "force-field":
+                if unit.size <= 2:
+                    out.append(Obstacle(f"terrain/{p.id}", p.footprint, c, "force-field"))
+            elif p.impassable:
+                core: BaseGeometry = p.footprint
+                if p.openings:
+                    core = core.difference(shapely.union_all(list(p.openings)))
+                if p.id in held:
+                    core = core.difference(shapely.union_all(held[p.id]))
+                if not core.is_empty:
+                    out.append(Obstacle(f"terrain/{p.id}", core, c, "terrain"))
+    ignore = set(ignore_models)
+    for m in bf.models():
+        if m.unit == unit.id or m.burrowed or m.flying or model_matches(m, ignore):
+            continue
+        e = m.ellipse
+        if e.is_disc:
+            out.append(Obstacle(f"model/{m.ref}", SPoint(m.at), c + e.a, "model"))
+        else:
+            out.append(Obstacle(f"model/{m.ref}", e.polygon(OVAL_SIDES, outer=True), c, "model",
+                                exact=False, inner=e.polygon(OVAL_SIDES)))
+    return out
+
+
+# --------------------------------------------------------------------------- corner circles
+
+def _polygon_rings(g: BaseGeometry) -> Iterable[NDArray[np.float64]]:
+    """Rings of polygon parts, oriented so that the polygon lies on the left of each edge."""
+    for poly in getattr(g, "geoms", [g]):
+        if not isinstance(poly, Polygon) or poly.is_empty:
+            continue
+        poly = orient(poly, 1.0)
+        for ring in [poly.exterior, *poly.interiors]:
+            yield np.asarray(ring.coords)[:-1, :2]
+
+
+def _lines(g: BaseGeometry) -> Iterable[tuple[NDArray[np.float64], bool]]:
+    for line in getattr(g, "geoms", [g]):
+        if isinstance(line, LineString | LinearRing) and not line.is_empty:
+            xy = np.asarray(line.coords)[:, :2]
+            closed = bool(line.is_closed and len(xy) > 3)
+            yield (xy[:-1] if closed else xy), closed
+
+
+def _dedupe(xy: NDArray[np.float64], closed: bool) -> NDArray[np.float64]:
+    keep = np.ones(len(xy), dtype=bool)
+    d = np.hypot(*np.diff(xy, axis=0).T)
+    keep[1:] = d > 1e-12
+    xy = xy[keep]
+    if closed and len(xy) > 1 and math.hypot(*(xy[0] - xy[-1])) <= 1e-12:
+        xy = xy[:-1]
+    return xy
+
+
+def _turns(xy: NDArray[np.float64], closed: bool) -> tuple[Arr, Arr, Arr]:
+    """Direction angle of incoming / outgoing edge and signed turn at each vertex."""
+    if closed:
+        prev, nxt = np.roll(xy, 1, axis=0), np.roll(xy, -1, axis=0)
+    else:
+        prev, nxt = xy[:-2], xy[2:]
+        xy = xy[1:-1]
+    din, dout = xy - prev, nxt - xy
+    a_in = np.arctan2(din[:, 1], din[:, 0])
+    a_out = np.arctan2(dout[:, 1], dout[:, 0])
+    cross = din[:, 0] * dout[:, 1] - din[:, 1] * dout[:, 0]
+    dot = (din * dout).sum(axis=1)
+    return a_in, a_out, np.arctan2(cross, dot)
+
+
+@dataclass
+class Circles:
+    """Corner circles: centre, radius, the arc of directions (cone) on which the circle bounds
+    the clearance zone of its own core (start angle, CCW span), and the obstacle index."""
+
+    x: Arr
+    y: Arr
+    r: Arr
+    start: Arr
+    span: Arr
+    obstacle: NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+
+def corner_circles(obstacles: list[Obstacle]) -> Circles:
+    xs: list[float] = []
+    ys: list[float] = []
+    rs: list[float] = []
+    st: list[float] = []
+    sp: list[float] = []
+    ob: list[int] = []
+
+    def add(x: Arr, y: Arr, start: Arr, span: Arr, rho: float, k: int) -> None:
+        xs.extend(x.tolist())
+        ys.extend(y.tolist())
+        st.extend(np.mod(start, TWO_PI).tolist())
+        sp.extend(span.tolist())
+        rs.extend([rho] * len(x))
+        ob.extend([k] * len(x))
+
+    eps = 1e-9
+    parts = [(k, g) for k, o in enumerate(obstacles) for g in shapely.get_parts(o.core)]
+    for k, g in parts:
+        o = obstacles[k]
+        if isinstance(g, SPoint):
+            add(np.array([g.x]), np.array([g.y]), np.zeros(1), np.array([TWO_PI]), o.rho, k)
+            continue
+        if g.geom_type in ("Polygon", "MultiPolygon"):
+            for ring in _polygon_rings(g):
+                ring = _dedupe(ring, True)
+                if len(ring) < 3:
+                    continue
+                a_in, _, turn = _turns(ring, True)
+                convex = turn > eps
+                add(ring[convex, 0], ring[convex, 1], a_in[convex] - math.pi / 2, turn[convex],
+                    o.rho, k)
+            continue
+        for xy, closed in _lines(g):
+            xy = _dedupe(xy, closed)
+            if len(xy) < 2:
+                if len(xy) == 1:
+                    add(xy[:, 0], xy[:, 1], np.zeros(1), np.array([TWO_PI]), o.rho, k)
+                continue
+            if len(xy) >= 3 or closed:
+                a_in, a_out, turn = _turns(xy, closed)
+                inner = xy if closed else xy[1:-1]
+                right = turn > eps
+                left = turn < -eps
+                add(inner[right, 0], inner[right, 1], a_in[right] - math.pi / 2, turn[right],
+                    o.rho, k)
+                add(inner[left, 0], inner[left, 1], a_out[left] + math.pi / 2, -turn[left],
+                    o.rho, k)
+            if not closed:
+                d0 = xy[1] - xy[0]
+                d1 = xy[-1] - xy[-2]
+                a0 = math.atan2(d0[1], d0[0])
+                a1 = math.atan2(d1[1], d1[0])
+                add(xy[:1, 0], xy[:1, 1], np.array([a0 + math.pi / 2]), np.array([math.pi]),
+                    o.rho, k)
+                add(xy[-1:, 0], xy[-1:, 1], np.array([a1 - math.pi / 2]), np.array([math.pi]),
+                    o.rho, k)
+    return Circles(np.array(xs, dtype=float), np.array(ys, dtype=float),
+                   np.array(rs, dtype=float), np.array(st, dtype=float),
+                   np.array(sp, dtype=float), np.array(ob, dtype=np.int64))
+
+
+def _edges_and_vertices(obstacles: list[Obstacle]) -> tuple[Arr, Arr, Arr, Arr]:
+    """All core edges (x0, y0, x1, y1, rho) and vertices (x, y, rho) — for arc events."""
+    edges: list[tuple[float, float, float, float, float]] = []
+    verts: list[tuple[float, float, float]] = []
+    for o in obstacles:
+        g = o.core
+        if isinstance(g, SPoint):
+            verts.append((g.x, g.y, o.rho))
+            continue
+        parts = [g] if not hasattr(g, "geoms") else list(g.geoms)
+        for part in parts:
+            rings = ([part.exterior, *part.interiors] if isinstance(part, Polygon) else [part])
+            for ring in rings:
+                xy = np.asarray(ring.coords)[:, :2]
+                for (x0, y0), (x1, y1) in zip(xy[:-1], xy[1:], strict=True):
+                    edges.append((x0, y0, x1, y1, o.rho))
+                for x, y in xy:
+                    verts.append((x, y, o.rho))
+    e = np.array(edges, dtype=float).reshape(-1, 5)
+    v = np.array(verts, dtype=float).reshape(-1, 3)
+    return e[:, :4], e[:, 4], v[:, :2], v[:, 2]
+
+
+# --------------------------------------------------------------------------- the free space
+
+def rel_angle(theta: Arr, start: Arr) -> Arr:
+    return np.mod(theta - start, TWO_PI)
+
+
+@dataclass
+class FreeSpace:
+    """The free space of one mover's centre: obstacles, table rectangle, clearance tests."""
+
+    obstacles: list[Obstacle]
+    rect: tuple[float, float, float, float]  # centre box: xmin, ymin, xmax, ymax
+    clearance: float
+    cores: NDArray[np.object_] = field(init=False)
+    rho: Arr = field(init=False)
+    tree: shapely.STRtree = field(init=False)
+    circles: Circles = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.cores = np.array([o.core for o in self.obstacles], dtype=object)
+        self.rho = np.array([o.rho for o in self.obstacles], dtype=float)
+        for g in self.cores:
+            shapely.prepare(g)
+        self.tree = shapely.STRtree(self.cores)
+        self.rho_max = float(self.rho.max()) if len(self.rho) else 0.0
+        self.circles = corner_circles(self.obstacles)
+        self.edges, self.edge_rho, self.verts, self.vert_rho = _edges_and_vertices(self.obstacles)
+
+    # ---- clearance tests ------------------------------------------------------------------
+    def in_rect(self, p: Arr, tol: float = CLEAR_TOL) -> NDArray[np.bool_]:
+        x0, y0, x1, y1 = self.rect
+        return ((p[:, 0] >= x0 - tol) & (p[:, 0] <= x1 + tol)
+                & (p[:, 1] >= y0 - tol) & (p[:, 1] <= y1 + tol))
+
+    def blocked_pairs(self, geoms: NDArray[np.object_]) -> tuple[NDArray[np.int64],
+                                                                    NDArray[np.int64]]:
+        if not len(self.obstacles) or not len(geoms):
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        i, j = self.tree.query(geoms, predicate="dwithin", distance=self.rho_max)
+        if len(i) == 0:
+            return i, j
+        d = shapely.distance(geoms[i], self.cores[j])
+        hit = d < self.rho[j] - CLEAR_TOL
+        return i[hit], j[hit]
+
+    def segments_clear(self, p: Arr, q: Arr) -> NDArray[np.bool_]:
+        """For each segment p[k]→q[k]: does it keep the clearance from every obstacle and
+        stay on the table box? (The box is convex, so its ends being inside suffices.)"""
+        p = np.asarray(p, dtype=float).reshape(-1, 2)
+        q = np.asarray(q, dtype=float).reshape(-1, 2)
+        ok = self.in_rect(p) & self.in_rect(q)
+        idx = np.nonzero(ok)[0]
+        if len(idx) == 0:
+            return ok
+        same = np.hypot(*(p[idx] - q[idx]).T) < 1e-12
+        geoms = np.empty(len(idx), dtype=object)
+        if same.any():
+            geoms[same] = shapely.points(p[idx][same])
+        if (~same).any():
+            geoms[~same] = shapely.linestrings(
+                np.stack([p[idx][~same], q[idx][~same]], axis=1))
+        bi, _ = self.blocked_pairs(geoms)
+        ok[idx[bi]] = False
+        return ok
+
+    def points_clear(self, p: Arr) -> NDArray[np.bool_]:
+        p = np.asarray(p, dtype=float).reshape(-1, 2)
+        ok = self.in_rect(p)
+        idx = np.nonzero(ok)[0]
+        if len(idx):
+            bi, _ = self.blocked_pairs(shapely.points(p[idx]))
+            ok[idx[bi]] = False
+        return ok
+
+    def blockers(self, geom: BaseGeometry) -> list[str]:
+        """Refs of the obstacles whose clearance zone `geom` enters."""
+        bi, bj = self.blocked_pairs(np.array([geom], dtype=object))
+        return sorted({self.obstacles[j].ref for j in bj})
+
+    # ---- arcs -------------------------------------------------------------------------------
+    def arc_events(self) -> tuple[NDArray[np.int64], Arr]:
+        """(circle index, relative angle) of every point where a corner circle meets another
+        obstacle's offset edge or corner circle, or the table box: the free/blocked state of
+        a circle can only change there."""
+        C = self.circles
+        idx_parts: list[NDArray[np.int64]] = []
+        ang_parts: list[Arr] = []
+        if not len(C):
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        cx, cy, cr = C.x[:, None], C.y[:, None], C.r[:, None]
+        # circle / circle (every core vertex carries a circle of its obstacle's rho)
+        if len(self.verts):
+            dx = self.verts[None, :, 0] - cx
+            dy = self.verts[None, :, 1] - cy
+            D = np.hypot(dx, dy)
+            rv = self.vert_rho[None, :]
+            ok = (D > np.abs(cr - rv) + 1e-12) & (D < cr + rv - 1e-12)
+            k, m = np.nonzero(ok)
+            if len(k):
+                psi = np.arctan2(dy[k, m], dx[k, m])
+                cosa = (cr[k, 0] ** 2 + D[k, m] ** 2 - rv[0, m] ** 2) / (2 * cr[k, 0] * D[k, m])
+                a = np.arccos(np.clip(cosa, -1, 1))
+                idx_parts += [k, k]
+                ang_parts += [psi + a, psi - a]
+        # circle / offset lines of every core edge (both sides), limited to the edge's extent
+        lines: list[tuple[Arr, Arr, Arr, Arr]] = []  # px, py, ex, ey, length
+        if len(self.edges):
+            e = self.edges
+            d = e[:, 2:4] - e[:, 0:2]
+            L = np.hypot(d[:, 0], d[:, 1])
+            good = L > 1e-12
+            e, d, L, rho = e[good], d[good], L[good], self.edge_rho[good]
+            u = d / L[:, None]
+            n = np.column_stack((-u[:, 1], u[:, 0]))
+            for s in (1.0, -1.0):
+                p = e[:, 0:2] + s * rho[:, None] * n
+                lines.append((p, u, L))  # type: ignore[arg-type]
+        x0, y0, x1, y1 = self.rect
+        big = 1e6
+        box_p = np.array([[x0, -big], [x1, -big], [-big, y0], [-big, y1]])
+        box_u = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        lines.append((box_p, box_u, np.full(4, 2 * big)))  # type: ignore[arg-type]
+        for p, u, L in lines:  # type: ignore[misc]
+            wx = p[None, :, 0] - cx
+            wy = p[None, :, 1] - cy
+            b = wx * u[None, :, 0] + wy * u[None, :, 1]
+            cc = wx ** 2 + wy ** 2 - cr ** 2
+            disc = b * b - cc
+            ok = disc > 1e-15
+            k, m = np.nonzero(ok)
+            if not len(k):
+                continue
+            sq = np.sqrt(disc[k, m])
+            for t in (-b[k, m] - sq, -b[k, m] + sq):
+                inside = (t >= -1e-9) & (t <= L[m] + 1e-9)
+                kk, mm, tt = k[inside], m[inside], t[inside]
+                px = p[mm, 0] + tt * u[mm, 0] - C.x[kk]
+                py = p[mm, 1] + tt * u[mm, 1] - C.y[kk]
+                idx_parts.append(kk)
+                ang_parts.append(np.arctan2(py, px))
+        idx = np.concatenate(idx_parts) if idx_parts else np.zeros(0, dtype=np.int64)
+        ang = np.concatenate(ang_parts) if ang_parts else np.zeros(0)
+        rel = rel_angle(ang, C.start[idx])
+        keep = (rel > 1e-12) & (rel < C.span[idx] - 1e-12)
+        return idx[keep], rel[keep]
+
+
+@dataclass
+class ArcMap:
+    """Free and blocked sub-arcs of every corner circle (within its cone).
+
+    `breaks` holds, per circle k, the sorted relative angles 0 = b0 < … < bn = span[k] at
+    `off[k]:off[k+1]`; sub-arc i of circle k (between consecutive breaks) is free iff
+    `free[off[k] - k + i]`. Keys `k * 8 + angle` allow one global searchsorted.
+    """
+
+    keys: Arr
+    off: NDArray[np.int64]
+    free: NDArray[np.bool_]
+    blocked_prefix: NDArray[np.int64]
+    full: NDArray[np.bool_]  # full circles (disc bases): arcs may wrap through angle 0
+
+    @staticmethod
+    def build(fs: FreeSpace) -> ArcMap:
+        C = fs.circles
+        K = len(C)
+        ev_idx, ev_rel = fs.arc_events()
+        idx = np.concatenate([ev_idx, np.arange(K), np.arange(K)])
+        rel = np.concatenate([ev_rel, np.zeros(K), C.span])
+        order = np.lexsort((rel, idx))
+        idx, rel = idx[order], rel[order]
+        counts = np.bincount(idx, minlength=K)
+        off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        # sub-arcs: consecutive breaks of the same circle
+        same = idx[1:] == idx[:-1]
+        lo, hi, sk = rel[:-1][same], rel[1:][same], idx[:-1][same]
+        mid = (lo + hi) / 2
+        th = C.start[sk] + mid
+        pts = np.column_stack((C.x[sk] + C.r[sk] * np.cos(th), C.y[sk] + C.r[sk] * np.sin(th)))
+        free = fs.points_clear(pts) if len(pts) else np.zeros(0, dtype=bool)
+        blocked = (~free).astype(np.int64)
+        prefix = np.concatenate([[0], np.cumsum(blocked)])
+        full = C.span >= TWO_PI - 1e-9
+        return ArcMap(idx * 8.0 + rel, off, free, prefix, full)
+
+    def sub_index(self, k: NDArray[np.int64], rel: Arr, side: str) -> NDArray[np.int64]:
+        """Global sub-arc index (into `free`) containing angle rel on circle k."""
+        pos = np.searchsorted(self.keys, k * 8.0 + rel, side=side)  # type: ignore[call-overload]
+        pos = np.clip(pos, self.off[k] + 1, self.off[k + 1] - 1)
+        return pos - 1 - k  # break index → sub-arc index (one fewer sub-arc per circle)
+
+    def arc_free(self, k: NDArray[np.int64], a: Arr, b: Arr) -> NDArray[np.bool_]:
+        """Is the arc of circle k from relative angle a up to b (a ≤ b) free?"""
+        i = self.sub_index(k, a, "right")
+        j = self.sub_index(k, b, "left")
+        j = np.maximum(i, j)
+        return (self.blocked_prefix[j + 1] - self.blocked_prefix[i]) == 0
+
+    def wrap_free(self, k: NDArray[np.int64], a: Arr, b: Arr) -> NDArray[np.bool_]:
+        """On a full circle: is the arc from a up through 2π ≡ 0 to b (b ≤ a) free?"""
+        span = np.full(len(k), TWO_PI)
+        return self.arc_free(k, a, span) & self.arc_free(k, np.zeros(len(k)), b)
+
+    def point_free(self, k: NDArray[np.int64], rel: Arr) -> NDArray[np.bool_]:
+        i = self.sub_index(k, rel, "right")
+        j = self.sub_index(k, rel, "left")
+        return self.free[i] | self.free[j]
+
+
+# --------------------------------------------------------------------------- tangents
+
+def point_tangents(C: Circles, p: tuple[float, float]) -> tuple[NDArray[np.int64], Arr, Arr]:
+    """Tangent points from p to every circle it lies outside: (circle, abs angle, point)."""
+    dx, dy = p[0] - C.x, p[1] - C.y
+    D = np.hypot(dx, dy)
+    ok = D > C.r + 1e-12
+    k = np.nonzero(ok)[0]
+    phi = np.arctan2(dy[k], dx[k])
+    a = np.arccos(np.clip(C.r[k] / D[k], -1, 1))
+    kk = np.concatenate([k, k])
+    th = np.concatenate([phi + a, phi - a])
+    pts = np.column_stack((C.x[kk] + C.r[kk] * np.cos(th), C.y[kk] + C.r[kk] * np.sin(th)))
+    return kk, th, pts
+
+
+def bitangents(C: Circles, i: NDArray[np.int64], j: NDArray[np.int64]) -> tuple[
+        NDArray[np.int64], NDArray[np.int64], Arr, Arr]:
+    """The (up to) four common tangents of circles i[k], j[k]: returns pair indices and the
+    tangent angles on each circle (absolute, radians)."""
+    dx, dy = C.x[j] - C.x[i], C.y[j] - C.y[i]
+    D = np.hypot(dx, dy)
+    psi = np.arctan2(dy, dx)
+    ri, rj = C.r[i], C.r[j]
+    out_i, out_j, ang_i, ang_j = [], [], [], []
+    outer = D > np.abs(ri - rj) + 1e-12
+    a = np.arccos(np.clip((ri - rj)[outer] / np.where(outer, D, 1)[outer], -1, 1))
+    for s in (1.0, -1.0):
+        n = psi[outer] + s * a
+        out_i.append(i[outer])
+        out_j.append(j[outer])
+        ang_i.append(n)
+        ang_j.append(n)
+    inner = D > ri + rj + 1e-12
+    a = np.arccos(np.clip((ri + rj)[inner] / np.where(inner, D, 1)[inner], -1, 1))
+    for s in (1.0, -1.0):
+        n = psi[inner] + s * a
+        out_i.append(i[inner])
+        out_j.append(j[inner])
+        ang_i.append(n)
+        ang_j.append(n + math.pi)
+    return (np.concatenate(out_i), np.concatenate(out_j), np.concatenate(ang_i),
+            np.concatenate(ang_j))
+
+
+def in_cone(C: Circles, k: NDArray[np.int64], theta: Arr) -> tuple[NDArray[np.bool_], Arr]:
+    rel = rel_angle(theta, C.start[k])
+    span = C.span[k]
+    # angles a hair below 0 wrap to ~2π: fold them back onto the cone's start
+    near_start = rel > TWO_PI - 1e-9
+    rel = np.where(near_start, 0.0, rel)
+    return (rel <= span + 1e-9), np.minimum(rel, span)
+
+
+# --------------------------------------------------------------------------- the graph
+
+@dataclass
+class TangentGraph:
+    """Static tangent graph of a free space: nodes are tangent points on corner circles."""
+
+    fs: FreeSpace
+    arcs: ArcMap
+    node_xy: Arr
+    node_circle: NDArray[np.int64]
+    node_rel: Arr
+    edges_u: NDArray[np.int64]
+    edges_v: NDArray[np.int64]
+    edges_w: Arr
+
+    @staticmethod
+    def build(fs: FreeSpace) -> TangentGraph:
+        C = fs.circles
+        arcs = ArcMap.build(fs)
+        K = len(C)
+        if K >= 2:
+            iu, ju = np.triu_indices(K, 1)
+            pi_, pj, ai, aj = bitangents(C, iu, ju)
+            ok_i, rel_i = in_cone(C, pi_, ai)
+            ok_j, rel_j = in_cone(C, pj, aj)
+            ok = ok_i & ok_j
+            pi_, pj = pi_[ok], pj[ok]
+            ai, aj, rel_i, rel_j = ai[ok], aj[ok], rel_i[ok], rel_j[ok]
+            P = np.column_stack((C.x[pi_] + C.r[pi_] * np.cos(ai),
+                                 C.y[pi_] + C.r[pi_] * np.sin(ai)))
+            Q = np.column_stack((C.x[pj] + C.r[pj] * np.cos(aj),
+                                 C.y[pj] + C.r[pj] * np.sin(aj)))
+            ok = fs.in_rect(P) & fs.in_rect(Q)
+            ok &= arcs.point_free(pi_, rel_i) & arcs.point_free(pj, rel_j)
+            sel = np.nonzero(ok)[0]
+            clear = fs.segments_clear(P[sel], Q[sel])
+            sel = sel[clear]
+            n = len(sel)
+            node_xy = np.vstack([P[sel], Q[sel]])
+            node_circle = np.concatenate([pi_[sel], pj[sel]])
+            node_rel = np.concatenate([rel_i[sel], rel_j[sel]])
+            seg_u = np.arange(n)
+            seg_v = np.arange(n) + n
+            seg_w = np.hypot(*(P[sel] - Q[sel]).T)
+        else:
+            node_xy = np.zeros((0, 2))
+            node_circle = np.zeros(0, dtype=np.int64)
+            node_rel = np.zeros(0)
+            seg_u = seg_v = np.zeros(0, dtype=np.int64)
+            seg_w = np.zeros(0)
+        g = TangentGraph(fs, arcs, node_xy, node_circle, node_rel, seg_u, seg_v, seg_w)
+        au, av, aw = g.arc_edges(node_circle, node_rel, np.zeros(len(node_rel), dtype=bool))
+        g.edges_u = np.concatenate([seg_u, au])
+        g.edges_v = np.concatenate([seg_v, av])
+        g.edges_w = np.concatenate([seg_w, aw])
+        return g
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.node_xy)
+
+    def arc_edges(self, circle: NDArray[np.int64], rel: Arr, query: NDArray[np.bool_],
+                  base: int = 0) -> tuple[NDArray[np.int64], NDArray[np.int64], Arr]:
+        """Arc edges between consecutive nodes on each circle (only pairs involving a query
+        node when any node is flagged as query). Node ids are `base + position`."""
+        if not len(circle):
+            z = np.zeros(0, dtype=np.int64)
+            return z, z, np.zeros(0)
+        C = self.fs.circles
+        order = np.lexsort((rel, circle))
+        c, r, q = circle[order], rel[order], query[order]
+        ids = order + base
+        same = c[1:] == c[:-1]
+        a, b = np.nonzero(same)[0], np.nonzero(same)[0] + 1
+        if query.any():
+            keep = q[a] | q[b]
+            a, b = a[keep], b[keep]
+        ok = self.arcs.arc_free(c[a], r[a], r[b])
+        us, vs, ws = [ids[a][ok]], [ids[b][ok]], [(C.r[c[a]] * (r[b] - r[a]))[ok]]
+        # wrap-around arcs on full circles: last node of each circle to its first
+        starts = np.concatenate([[0], np.nonzero(~same)[0] + 1])
+        ends = np.concatenate([np.nonzero(~same)[0], [len(c) - 1]])
+        wrap = C.span[c[starts]] >= TWO_PI - 1e-9
+        wrap &= ends > starts
+        s_, e_ = starts[wrap], ends[wrap]
+        if query.any():
+            keep = q[s_] | q[e_]
+            s_, e_ = s_[keep], e_[keep]
+        if len(s_):
+            okw = self.arcs.wrap_free(c[s_], r[e_], r[s_])
+            us.append(ids[e_][okw])
+            vs.append(ids[s_][okw])
+            ws.append((C.r[c[s_]] * (TWO_PI - r[e_] + r[s_]))[okw])
+        return (np.concatenate(us), np.concatenate(vs),
+                np.maximum(np.concatenate(ws), 1e-12))
+
+    def attach(self, p: tuple[float, float]) -> tuple[NDArray[np.int64], Arr, Arr, Arr]:
+        """Free tangent segments from point p to the corner circles: (circle, rel, point, len)."""
+        C = self.fs.circles
+        if not len(C):
+            return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((0, 2)), np.zeros(0)
+        k, th, pts = point_tangents(C, p)
+        ok, rel = in_cone(C, k, th)
+        ok &= self.fs.in_rect(pts)
+        ok &= self.arcs.point_free(k, rel)
+        sel = np.nonzero(ok)[0]
+        pp = np.repeat(np.asarray(p, dtype=float)[None, :], len(sel), axis=0)
+        clear = self.fs.segments_clear(pp, pts[sel])
+        sel = sel[clear]
+        d = np.hypot(pts[sel, 0] - p[0], pts[sel, 1] - p[1])
+        return k[sel], rel[sel], pts[sel], d
+
+    def matrix(self, extra_u: NDArray[np.int64], extra_v: NDArray[np.int64], extra_w: Arr,
+               n: int) -> csr_matrix:
+        u = np.concatenate([self.edges_u, extra_u])
+        v = np.concatenate([self.edges_v, extra_v])
+        w = np.concatenate([self.edges_w, extra_w])
+        return coo_matrix((w, (u, v)), shape=(n, n)).tocsr()

@@ -1,0 +1,64 @@
+"""`tmg charge` and `tmg engaged` per INTERFACE.md: keys, exit status, errors."""
+
+import json
+
+import pytest
+
+from tmg.cli import main
+
+
+def run_json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_charge_json_keys_worked_example(capsys, examples):
+    r = run_json(capsys, "charge", str(examples / "roach-charge.toml"), "roaches",
+                 "--targets", "marauder", "--modifier", "-2")
+    for key in ("possible", "min_distance", "min_roll", "probability", "end", "path", "reason",
+                "rule"):
+        assert key in r
+    assert r["possible"] is True and r["min_roll"] == 6
+    assert r["probability"] == pytest.approx(1 / 6, abs=1e-6)
+    assert r["path"][0] == [10.0, 18.0] and r["path"][-1] == r["end"]
+
+
+def test_charge_impossible_has_a_reason(capsys, examples):
+    r = run_json(capsys, "charge", str(examples / "charge-undeclared.toml"), "zerglings",
+                 "--targets", "medic")
+    assert r["possible"] is False and r["min_roll"] is None and r["probability"] == 0
+    assert r["end"] is None and r["path"] is None and "undeclared" in r["reason"]
+
+
+def test_charge_text_output(capsys, examples):
+    assert main(["charge", str(examples / "charge-multi.toml"), "zerglings",
+                 "--targets", "marauder,marines"]) == 0
+    out = capsys.readouterr().out
+    assert "possible on" in out and "path:" in out
+
+
+def test_charge_bad_target_exits_2(capsys, examples):
+    assert main(["charge", str(examples / "roach-charge.toml"), "roaches",
+                 "--targets", "nobody"]) == 2
+    err = capsys.readouterr().err
+    assert "nobody" in err and "roach-charge.toml" in err
+
+
+def test_engaged_json(capsys, examples):
+    f = str(examples / "engage-wall.toml")
+    r = run_json(capsys, "engaged", f, "marines/1", "zerglings/1")
+    assert r["engaged"] is False and r["rule"] == "7.2.1 terrain" and r["blocking"] == ["wall"]
+    r = run_json(capsys, "engaged", f, "marines/2", "zerglings/2")
+    assert r["engaged"] is True and len(r["witness"]) == 2
+    r = run_json(capsys, "engaged", f, "marines", "zerglings")
+    assert r["engaged"] is True and r["pairs"] == [["marines/2", "zerglings/2"]]
+    assert r["ranks"]["fighting"] == ["2"]
+    r = run_json(capsys, "engaged", f, "ridge-marines", "zerglings")
+    assert r["engaged"] is False and r["rule"] == "7.2.1 elevation"
+    r = run_json(capsys, "engaged", f, "marines/1", "zerglings")
+    assert r["engaged"] is False
+
+
+def test_engaged_rejects_markers(capsys, examples):
+    assert main(["engaged", str(examples / "roach-charge.toml"), "roaches", "10,10"]) == 2
+    assert "expected a model" in capsys.readouterr().err

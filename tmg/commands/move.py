@@ -1,0 +1,124 @@
+"""`tmg move FILE UNIT/MODEL --to X,Y`: can this model, as the leading model, move there
+(GEOMETRY-RULES §6; rulebook §4.3, §4.6, §8.5.3)?
+
+Variants: `--towards UNIT` / `--away UNIT` (§4.5, the end is computed; `--to` not needed),
+`--place X` (PLACE X), `--deploy [EDGE]` (§8.5.5, from the owner's entry edge or the named
+table edge). `--reach` adds the region the leading model could end in.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from shapely.geometry import mapping
+from shapely.geometry.base import BaseGeometry
+
+from geom import movement as mv
+from geom import placement as pl
+from geom.errors import TmgError
+from geom.model import Unit
+
+from ._common import add_file, load, parse_xy, resolve, resolve_model
+
+
+def register(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser("move", help="is a move legal: shortest legal path, gap clearance, "
+                       "elevation, end position")
+    add_file(p)
+    p.add_argument("model", metavar="UNIT/MODEL", help="the leading model")
+    p.add_argument("--to", metavar="X,Y", help="end point of the leading model's centre")
+    p.add_argument("--allowance", type=float, metavar="INCHES",
+                   help="distance allowed (default: the unit's Speed, split Speed applied)")
+    p.add_argument("--ignore", metavar="REF[,REF…]", default="",
+                   help="models (UNIT/MODEL) or units to treat as absent")
+    p.add_argument("--reach", action="store_true",
+                   help="also give the region the leading model could end in")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--towards", metavar="UNIT", help="move directly towards a unit (§4.5)")
+    g.add_argument("--away", metavar="UNIT", help="move directly away from a unit (§4.5)")
+    g.add_argument("--place", type=float, metavar="X", help="PLACE X instead of moving")
+    g.add_argument("--deploy", nargs="?", const="entry", metavar="EDGE",
+                   help="deploy from the entry edge (or south/north/west/east)")
+    p.set_defaults(run=run, text=text)
+    return p
+
+
+def _geojson(g: BaseGeometry) -> dict[str, Any]:
+    return dict(mapping(g))
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    bf = load(args)
+    model = resolve_model(bf, args.model, args.file)
+    unit = bf.unit(model.unit)
+    ignore = [s for s in args.ignore.split(",") if s]
+    for ref in ignore:
+        resolve(bf, ref, args.file)
+    out: dict[str, Any] = {"model": model.ref, "from": list(model.at)}
+    if args.towards or args.away:
+        target = resolve(bf, args.towards or args.away, args.file)
+        if not isinstance(target, Unit):
+            raise TmgError("expected a unit", file=args.file, obj=args.towards or args.away)
+        dist = args.allowance if args.allowance is not None else mv.allowance_of(unit)
+        v = pl.directly(bf, unit, model, target, dist, away=bool(args.away))
+        out.update({"legal": v.ok, "rule": v.rule, "reason": v.reason, "allowance": dist,
+                    "to": list(v.witness) if v.ok else None,
+                    "path": v.details.get("path", []),
+                    "path_length": v.details.get("path_length"),
+                    "target_model": v.details.get("target_model"),
+                    "destroys_grass": []})
+        return out
+    if args.to is None:
+        raise TmgError("--to X,Y is required (unless --towards or --away)", file=args.file)
+    to = parse_xy(args.to)
+    out["to"] = list(to)
+    if args.place is not None:
+        v = pl.place(bf, unit, model, to, args.place)
+        out.update({"legal": v.ok, "rule": v.rule, "reason": v.reason, "path": [],
+                    "path_length": None, "allowance": args.place,
+                    "destroys_grass": v.details.get("destroys_grass", [])})
+        return out
+    if args.deploy is not None:
+        edge = None if args.deploy == "entry" else args.deploy
+        v = pl.deploy(bf, unit, to, edge=edge, leading=model.id, allowance=args.allowance)
+        out.update({"legal": v.ok, "rule": v.rule, "reason": v.reason,
+                    "path": v.details.get("path", []),
+                    "path_length": v.details.get("path_length"),
+                    "allowance": v.details.get("allowance"),
+                    "destroys_grass": v.details.get("destroys_grass", [])})
+        return out
+    nav = mv.Navigator(bf, unit, tuple(ignore))
+    chk = mv.check_move(bf, unit, model, to, allowance=args.allowance, nav=nav)
+    v = chk.verdict
+    out.update({
+        "legal": v.ok, "rule": v.rule, "reason": v.reason,
+        "path_length": chk.path.length if chk.path else None,
+        "path": [list(p) for p in chk.path.points] if chk.path else [],
+        "allowance": chk.allowance,
+        "destroys_grass": v.details.get("destroys_grass", []),
+        "error_bound": chk.path.error_bound if chk.path else None,
+        "levels": list(chk.path.levels) if chk.path else [],
+        "flying": unit.flying,
+    })
+    if args.reach and chk.allowance == chk.allowance:  # not NaN (a unit without Speed)
+        travel = nav.travel_region(model.at, chk.allowance)
+        region = travel.intersection(mv.end_region(bf, unit, model)).buffer(0)
+        out["reach"] = _geojson(region)
+        out["reach_area"] = region.area
+    return out
+
+
+def text(r: dict[str, Any]) -> str:
+    head = f'{r["model"]} -> {r["to"]}: {"LEGAL" if r["legal"] else "not legal"} ({r["rule"]})'
+    lines = [head, f'  {r["reason"]}']
+    if r.get("path_length") is not None:
+        allow = r.get("allowance")
+        lines.append(f'  path {r["path_length"]:.3f}"'
+                     + (f' of {allow:g}"' if isinstance(allow, int | float) else "")
+                     + f' through {len(r["path"])} points')
+    if r.get("destroys_grass"):
+        lines.append(f'  destroys grass: {", ".join(r["destroys_grass"])}')
+    if "reach_area" in r:
+        lines.append(f'  reach: {r["reach_area"]:.2f} sq in')
+    return "\n".join(lines)

@@ -1,0 +1,479 @@
+"""The scene: everything the viewer draws, as plain data, computed from a Battlefield
+(what is drawn: GEOMETRY-RULES §1 objects, §2 raised tops, §12 table, 6" grid, entry edges,
+zones of influence and mission markers).
+
+Pure (no window, no OpenGL): `build_scene(bf, overlays)` → `Scene`, world-space primitives in
+inches — `Area` (filled shapely geometry), `Stroke` (polyline), `Text` — each with a colour and
+a draw `layer`, plus the legend entries and the sentences (verdicts) to print under the
+picture. `viewer.layout` then puts a scene into pixels (`Transform`, `Frame`).
+
+Pixels follow OpenGL: origin bottom-left, y up — the same sense as the table's y (§0), so the
+picture is never mirrored. Sizes (stroke widths, font sizes) are pixels at 1600 px wide.
+
+>>> from geom.model import Battlefield, Table, TerrainPiece
+>>> from shapely.geometry import box
+>>> bf = Battlefield(Table(54, 36), (TerrainPiece("wall", 2, box(10, 10, 12, 20)),))
+>>> sc = build_scene(bf)
+>>> [(p.tag, p.colour == st.size_fill(2)) for p in sc.prims if p.tag == "terrain:wall"][:1]
+[('terrain:wall', True)]
+>>> [e.text for e in sc.legend]
+['terrain Size 2']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Protocol
+
+import numpy as np
+import shapely
+import shapely.affinity
+from shapely.geometry import LineString, MultiPolygon, Polygon
+from shapely.geometry.base import BaseGeometry
+from shapely.ops import polylabel
+
+from geom.elevation import piece_effective_size
+from geom.model import Battlefield, Model, Table, TerrainPiece, Unit
+
+from . import style as st
+from .style import RGBA
+
+Point = tuple[float, float]
+GRID_STEP = 6.0  # inches; official maps are drawn on a 6" grid (§12)
+
+# Draw order (low first). Terrain stacked on terrain climbs one layer per level.
+L_TABLE, L_ZONE, L_GRID, L_TERRAIN = 0, 1, 2, 3
+L_TOP, L_ACCESS, L_EDGE, L_UNDER = 9, 10, 11, 12
+L_MARKER, L_UNIT, L_OVER, L_TEXT, L_OVER_TEXT = 13, 14, 16, 20, 21
+
+
+# --------------------------------------------------------------------------- primitives
+
+@dataclass(frozen=True)
+class Transform:
+    """World inches → pixels: px = ox + scale·x, py = oy + scale·y (y up on both)."""
+
+    scale: float
+    ox: float
+    oy: float
+
+    def to_px(self, p: Sequence[float]) -> Point:
+        return (self.ox + self.scale * p[0], self.oy + self.scale * p[1])
+
+    def to_world(self, px: float, py: float) -> Point:
+        return ((px - self.ox) / self.scale, (py - self.oy) / self.scale)
+
+    def apply(self, pts: np.ndarray) -> np.ndarray:
+        out = np.asarray(pts, dtype=float) * self.scale
+        out[..., 0] += self.ox
+        out[..., 1] += self.oy
+        return out
+
+
+@dataclass(frozen=True)
+class Area:
+    """A filled region in world coordinates (polygons with holes are fine)."""
+
+    geom: BaseGeometry
+    colour: RGBA
+    layer: int
+    tag: str = ""
+
+    @cached_property
+    def triangles(self) -> np.ndarray:
+        """(n, 3, 2) world triangles covering the region exactly (constrained Delaunay)."""
+        polys = [g for g in getattr(self.geom, "geoms", [self.geom])
+                 if isinstance(g, Polygon | MultiPolygon) and not g.is_empty]
+        tris: list[np.ndarray] = []
+        for p in polys:
+            coll = shapely.constrained_delaunay_triangles(p)
+            for t in getattr(coll, "geoms", []):
+                tris.append(np.asarray(t.exterior.coords)[:3])
+        return np.array(tris, dtype=float).reshape(-1, 3, 2)
+
+
+@dataclass(frozen=True)
+class Stroke:
+    """A polyline in world coordinates; `width` and `dash` in reference pixels; `shift` moves
+    the drawn line by reference pixels (an entry edge is drawn just outside the table)."""
+
+    points: tuple[Point, ...]
+    colour: RGBA
+    width: float
+    layer: int
+    closed: bool = False
+    dash: float | None = None
+    shift: Point = (0.0, 0.0)
+    tag: str = ""
+
+
+@dataclass(frozen=True)
+class Text:
+    """A label anchored at a world point (centre of the text box at `at` + `offset` px).
+
+    `movable` labels may be nudged to avoid others; `fallback` is a shorter text used when the
+    full one fits nowhere; `obstacle` marks a fixed label whose box others must avoid.
+    """
+
+    at: Point
+    text: str
+    size: float
+    colour: RGBA = st.TEXT
+    layer: int = L_TEXT
+    offset: Point = (0.0, 0.0)
+    movable: bool = False
+    fallback: str | None = None
+    halo: bool = True
+    bold: bool = False
+    tag: str = ""
+    alternatives: tuple[tuple[Point, Point], ...] = ()  # (at, offset) tried after the first
+    hide_at_most: tuple[float, float, float, float] | None = None  # world box (x0, y0, x1, y1)
+    # of the thing labelled: a spot covering more than half of it is skipped (colour stays seen)
+
+
+Prim = Area | Stroke | Text
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    kind: str  # "fill" | "line" | "dash" | "disc" | "ring"
+    colour: RGBA
+    text: str
+    edge: RGBA | None = None
+
+
+@dataclass
+class OverlayLayer:
+    """What one overlay adds to the picture."""
+
+    prims: list[Prim] = field(default_factory=list)
+    legend: list[LegendEntry] = field(default_factory=list)
+    info: list[str] = field(default_factory=list)
+
+
+class Overlay(Protocol):
+    """A question drawn on the table (sight, tape measure, reach, …); see `viewer.overlays`."""
+
+    def build(self, bf: Battlefield) -> OverlayLayer: ...
+
+
+@dataclass
+class Scene:
+    bf: Battlefield
+    title: str
+    subtitle: str
+    prims: list[Prim]
+    legend: list[LegendEntry]
+    info: list[str]
+
+    @property
+    def table(self) -> Table:
+        return self.bf.table
+
+    def tagged(self, prefix: str) -> list[Prim]:
+        return [p for p in self.prims if p.tag.startswith(prefix)]
+
+
+# --------------------------------------------------------------------------- helpers
+
+def ring(geom: BaseGeometry) -> list[tuple[Point, ...]]:
+    """Every boundary ring of a polygonal geometry, as closed-free point tuples."""
+    out: list[tuple[Point, ...]] = []
+    for g in getattr(geom, "geoms", [geom]):
+        if isinstance(g, Polygon) and not g.is_empty:
+            for r in [g.exterior, *g.interiors]:
+                pts = tuple((float(x), float(y)) for x, y in r.coords[:-1])
+                out.append(pts)
+        elif isinstance(g, MultiPolygon):
+            out.extend(ring(g))
+    return out
+
+
+def outline(geom: BaseGeometry, colour: RGBA, width: float, layer: int, *,
+            dash: float | None = None, tag: str = "") -> list[Stroke]:
+    return [Stroke(r, colour, width, layer, closed=True, dash=dash, tag=tag) for r in ring(geom)]
+
+
+def base_polygon(m: Model) -> Polygon:
+    return m.ellipse.polygon(64)
+
+
+def terrain_fill(piece: TerrainPiece) -> RGBA:
+    if piece.grass:
+        return st.GRASS_FILL
+    if piece.kind == "force-field":
+        return st.FORCE_FIELD_FILL
+    if piece.kind == "token":
+        return st.TOKEN_FILL
+    return st.size_fill(piece.size)
+
+
+def size_name(size: int) -> str:
+    return "Size 3+" if size >= 3 else f"Size {size}"
+
+
+def caption(piece: TerrainPiece) -> str:
+    """The label drawn on a piece: its label without a part suffix (" — long side")."""
+    text = piece.label or piece.id
+    for sep in (" — ", " – "):
+        text = text.split(sep)[0]
+    return text
+
+
+def _stack_depth(bf: Battlefield, piece: TerrainPiece) -> int:
+    depth, p = 0, piece
+    while p.on is not None and depth < 5:
+        depth += 1
+        p = bf.piece(p.on)
+    return depth
+
+
+def _label_groups(bf: Battlefield) -> list[list[TerrainPiece]]:
+    """Pieces sharing a caption and touching (the two arms of an L wall) get one label."""
+    pieces = list(bf.terrain)
+    parent = list(range(len(pieces)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, p in enumerate(pieces):
+        for j in range(i + 1, len(pieces)):
+            q = pieces[j]
+            if caption(p) == caption(q) and p.label and \
+                    p.footprint.distance(q.footprint) < 0.1:
+                parent[find(j)] = find(i)
+    groups: dict[int, list[TerrainPiece]] = {}
+    for i, p in enumerate(pieces):
+        groups.setdefault(find(i), []).append(p)
+    return list(groups.values())
+
+
+def label_point(geom: BaseGeometry) -> Point:
+    """A point well inside the region (pole of inaccessibility of its largest part)."""
+    polys = [g for g in getattr(geom, "geoms", [geom]) if isinstance(g, Polygon)]
+    if not polys:
+        c = geom.centroid
+        return (c.x, c.y)
+    big = max(polys, key=lambda g: g.area)
+    p = polylabel(big, tolerance=0.05)
+    return (p.x, p.y)
+
+
+def _short_id(piece_id: str) -> str:
+    return piece_id.rsplit("/", 1)[-1]
+
+
+# --------------------------------------------------------------------------- building
+
+def build_scene(bf: Battlefield, overlays: Iterable[Overlay | OverlayLayer] = (), *,
+                title: str | None = None,
+                subtitle: str | None = None) -> Scene:
+    """Everything on the table, then each overlay's layer on top (an overlay, or a layer an
+    overlay built earlier)."""
+    prims: list[Prim] = []
+    legend: list[LegendEntry] = []
+    info: list[str] = []
+    t = bf.table
+    prims.append(Area(t.polygon, st.MAT, L_TABLE, "table"))
+    prims += _zones_and_edges(bf, legend)
+    prims += _grid(t)
+    prims.append(Stroke(((0, 0), (t.width, 0), (t.width, t.depth), (0, t.depth)),
+                        st.TABLE_EDGE, st.TABLE_EDGE_WIDTH, L_GRID, closed=True, tag="table"))
+    prims += _terrain(bf, legend)
+    prims += _markers(bf, legend)
+    prims += _units(bf, legend)
+    legend.sort(key=_legend_rank)
+    if not bf.terrain and not bf.units and not bf.markers:
+        info.append("Empty table: no terrain, units or markers.")
+    for ov in overlays:
+        layer = ov if isinstance(ov, OverlayLayer) else ov.build(bf)
+        prims += layer.prims
+        legend += [e for e in layer.legend if e not in legend]
+        info += layer.info
+    if title is None:
+        title = bf.name or "Battlefield"
+    if subtitle is None:
+        bits = [f'table {t.width:g}" × {t.depth:g}"', f'grid {GRID_STEP:g}"']
+        if bf.deployment is not None:
+            bits.insert(1, f"deployment: {bf.deployment.name}")
+        subtitle = " · ".join(bits)
+    return Scene(bf, title, subtitle, prims, legend, info)
+
+
+_LEGEND_ORDER = ("red zone", "blue zone", "red entry", "blue entry", "terrain Size 0",
+                 "terrain Size 1", "terrain Size 2", "terrain Size 3", "grass", "token",
+                 "force field", "raised top", "opening", "access point", "mission marker",
+                 "red models", "blue models", "leading model", "flying")
+
+
+def _legend_rank(e: LegendEntry) -> int:
+    for i, prefix in enumerate(_LEGEND_ORDER):
+        if e.text.startswith(prefix):
+            return i
+    return len(_LEGEND_ORDER)
+
+
+def _grid(t: Table) -> list[Prim]:
+    out: list[Prim] = []
+    x = GRID_STEP
+    while x < t.width - 1e-9:
+        out.append(Stroke(((x, 0), (x, t.depth)), st.GRID, st.GRID_WIDTH, L_GRID, tag="grid:x"))
+        x += GRID_STEP
+    y = GRID_STEP
+    while y < t.depth - 1e-9:
+        out.append(Stroke(((0, y), (t.width, y)), st.GRID, st.GRID_WIDTH, L_GRID, tag="grid:y"))
+        y += GRID_STEP
+    return out
+
+
+def _edge_normal(t: Table, seg: LineString) -> Point:
+    (x1, y1), (_, y2) = seg.coords[0], seg.coords[-1]
+    if abs(y1 - y2) < 1e-9:
+        return (0.0, -1.0) if y1 < t.depth / 2 else (0.0, 1.0)
+    return (-1.0, 0.0) if x1 < t.width / 2 else (1.0, 0.0)
+
+
+def _zones_and_edges(bf: Battlefield, legend: list[LegendEntry]) -> list[Prim]:
+    dep = bf.deployment
+    if dep is None:
+        return []
+    out: list[Prim] = []
+    t = bf.table
+    for owner, zone in dep.zones.items():
+        c = st.OWNER.get(owner, st.TEXT)
+        out.append(Area(zone, st.with_alpha(c, st.ZONE_ALPHA), L_ZONE, f"zone:{owner}"))
+        out += outline(zone, st.with_alpha(c, 200), 2.0, L_ZONE, dash=10, tag=f"zone:{owner}")
+        legend.append(LegendEntry("fill", st.with_alpha(c, st.ZONE_ALPHA * 2),
+                                  f"{owner} zone of influence", c))
+    shift = st.EDGE_LINE_WIDTH / 2 + st.TABLE_EDGE_WIDTH / 2
+    for owner, segs in dep.entry_edges.items():
+        c = st.OWNER.get(owner, st.TEXT)
+        for seg in segs:
+            nx, ny = _edge_normal(t, seg)
+            pts = tuple((float(x), float(y)) for x, y in seg.coords)
+            out.append(Stroke(pts, c, st.EDGE_LINE_WIDTH, L_EDGE, shift=(nx * shift, ny * shift),
+                              tag=f"edge:{owner}"))
+        legend.append(LegendEntry("line", c, f"{owner} entry edge"))
+    return out
+
+
+def _terrain(bf: Battlefield, legend: list[LegendEntry]) -> list[Prim]:
+    out: list[Prim] = []
+    seen: set[str] = set()
+
+    def add_legend(key: str, entry: LegendEntry) -> None:
+        if key not in seen:
+            seen.add(key)
+            legend.append(entry)
+
+    for p in sorted(bf.terrain, key=lambda p: _stack_depth(bf, p)):
+        layer = L_TERRAIN + min(_stack_depth(bf, p), 5)
+        fill = terrain_fill(p)
+        tag = f"terrain:{p.id}"
+        out.append(Area(p.footprint, fill, layer, tag))
+        out += outline(p.footprint, st.TERRAIN_EDGE, st.TERRAIN_EDGE_WIDTH, layer, tag=tag)
+        if p.grass:
+            add_legend("grass", LegendEntry("fill", fill, "grass (Size 2)", st.TERRAIN_EDGE))
+        elif p.kind == "force-field":
+            add_legend("ff", LegendEntry("fill", fill, "force field", st.TERRAIN_EDGE))
+        elif p.kind == "token":
+            add_legend("token", LegendEntry("fill", fill, "token (Size 0)", st.TERRAIN_EDGE))
+        else:
+            add_legend(f"size{min(p.size, 3)}", LegendEntry(
+                "fill", fill, f"terrain {size_name(p.size)}", st.TERRAIN_EDGE))
+        if p.can_stand_on:
+            inner = p.footprint.buffer(-0.2, join_style="mitre")
+            if inner.is_empty:
+                inner = p.footprint
+            out += outline(inner, st.TOP_EDGE, 2.2, layer, dash=8, tag=f"top:{p.id}")
+            add_legend("top", LegendEntry("fill", st.size_fill(3), "raised top (stand on it)",
+                                          st.TOP_EDGE))
+        for op in p.openings:
+            out.append(Area(op, st.with_alpha(st.MAT, 200), layer, f"opening:{p.id}"))
+            out += outline(op, st.OPENING_EDGE, 2.0, layer, dash=6, tag=f"opening:{p.id}")
+            add_legend("opening", LegendEntry("fill", st.with_alpha(st.MAT, 200),
+                                              "opening (gap for movement)", st.OPENING_EDGE))
+        for ap in p.access_points:
+            out.append(Area(ap, st.ACCESS_FILL, L_ACCESS, f"access:{p.id}"))
+            out += outline(ap, st.ACCESS_EDGE, 1.6, L_ACCESS, tag=f"access:{p.id}")
+            add_legend("access", LegendEntry("fill", st.ACCESS_FILL, "access point",
+                                             st.ACCESS_EDGE))
+    for group in _label_groups(bf):
+        geom = shapely.union_all([p.footprint for p in group])
+        p0 = group[0]
+        text = caption(p0)
+        eff = piece_effective_size(bf, p0)
+        if p0.can_stand_on:
+            text += f" ▲{eff}"
+        x0, y0, x1, y1 = geom.bounds
+        lp = label_point(geom)
+        gap = st.TERRAIN_LABEL_SIZE * 0.8
+        out.append(Text(lp, text, st.TERRAIN_LABEL_SIZE, movable=True,
+                        fallback=_short_id(p0.id), tag=f"label:terrain:{p0.id}",
+                        alternatives=(((lp[0], y1), (0, gap)), ((lp[0], y0), (0, -gap))),
+                        hide_at_most=(x0, y0, x1, y1)))
+    return out
+
+
+def _markers(bf: Battlefield, legend: list[LegendEntry]) -> list[Prim]:
+    out: list[Prim] = []
+    for m in bf.markers:
+        fill = st.MARKER_FILL.get(m.colour, st.MARKER_FILL["neutral"])
+        poly = m.ellipse.polygon(64)
+        tag = f"marker:{m.id}"
+        out.append(Area(poly, fill, L_MARKER, tag))
+        out += outline(poly, st.MARKER_EDGE, 2.0, L_MARKER, tag=tag)
+        out.append(Text(m.at, str(m.id), st.MARKER_LABEL_SIZE, st.MARKER_EDGE, L_MARKER + 1,
+                        halo=False, bold=True, tag=f"label:{tag}"))
+    if bf.markers:
+        legend.append(LegendEntry("disc", st.MARKER_FILL["neutral"], "mission marker (32 mm)",
+                                  st.MARKER_EDGE))
+    return out
+
+
+def unit_prims(u: Unit) -> list[Prim]:
+    out: list[Prim] = []
+    c, dark = st.OWNER.get(u.owner, st.TEXT), st.OWNER_DARK.get(u.owner, st.TEXT)
+    alpha = 90 if u.burrowed else 160 if u.flying else 235
+    lead = u.leading_model
+    for m in u.models:
+        poly = base_polygon(m)
+        tag = f"model:{m.ref}"
+        out.append(Area(poly, st.with_alpha(c, alpha), L_UNIT, tag))
+        out += outline(poly, dark, st.BASE_EDGE_WIDTH * (1.4 if u.flying else 1), L_UNIT,
+                       dash=7 if u.flying else None, tag=tag)
+        if m.id == lead.id:
+            inner = m.ellipse.polygon(64).buffer(-min(m.base.b * 0.28, 0.12))
+            out += outline(inner, st.LEADER_RING, 3.0, L_UNIT, tag=f"leader:{m.ref}")
+    x0, y0, x1, y1 = shapely.union_all([base_polygon(m) for m in u.models]).bounds
+    name = u.id + (" (hidden)" if u.hidden else "") + (" (burrowed)" if u.burrowed else "")
+    up = st.UNIT_LABEL_SIZE * 0.95
+    side = st.text_width(name, st.UNIT_LABEL_SIZE, bold=True) / 2 + 10
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    out.append(Text((cx, y1), name, st.UNIT_LABEL_SIZE, dark, L_TEXT, offset=(0, up),
+                    movable=True, bold=True, tag=f"label:unit:{u.id}",
+                    alternatives=(((cx, y0), (0, -up)), ((x1, cy), (side, 0)),
+                                  ((x0, cy), (-side, 0)))))
+    return out
+
+
+def _units(bf: Battlefield, legend: list[LegendEntry]) -> list[Prim]:
+    out: list[Prim] = []
+    owners: list[str] = []
+    for u in bf.units:
+        out += unit_prims(u)
+        if u.owner not in owners:
+            owners.append(u.owner)
+    for o in sorted(owners):
+        legend.append(LegendEntry("disc", st.OWNER.get(o, st.TEXT), f"{o} models",
+                                  st.OWNER_DARK.get(o)))
+    if bf.units:
+        legend.append(LegendEntry("ring", st.LEADER_RING, "leading model"))
+        if any(u.flying for u in bf.units):
+            legend.append(LegendEntry("dash", st.TEXT, "flying (dashed base)"))
+    return out
