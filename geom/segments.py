@@ -50,6 +50,21 @@ Exactness argument (with a length bound ℓ)
     So the candidates are those lines, the nearest-points segment, and the local minima through
     each X; the answer is the shortest clear candidate gap, compared with ℓ (+1e-6").
 
+Quick paths (each keeps the answer exact)
+    The centre-to-centre segment (or, with a bound, the nearest-points segment) is tried first.
+    "Blocked" is proved at once when one convex part of an obstacle meets neither base but meets
+    both outer common tangents' gap segments (the two sides of hull(a ∪ b) between the bases):
+    the chord joining those points lies in the part and splits the hull into a side holding a
+    and a side holding b. `separated_pairs` runs that proof for many pairs at once.
+
+Implementation
+    Obstacles are prepared once (`PreparedObstacles`): shrunk polygons, their convex parts
+    (constrained Delaunay triangles when non-convex, fans of ≤ 6 vertices when large) as padded
+    arrays, and candidate vertices; a query selects obstacles with a boolean mask. Segment tests
+    are separating-axis tests vectorised over candidates × parts. Common tangents of two ovals
+    are the real roots of one quartic (in the frame where a is the unit circle,
+    (1 − n·c)² = nᵀSn), polished by Newton steps; of two discs, closed forms.
+
 Overlapping bases (never a legal position) are answered by testing their common part
 (a 64-gon approximation) and then the line candidates; the proof above assumes disjoint bases.
 Bases that touch are joined by the zero-length segment at the contact point when it is clear.
@@ -78,6 +93,7 @@ import shapely
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
+from .bases import _sigma, ellipse_convex_distances, ellipse_distances  # noqa: F401
 from .model import TOLERANCE, Ellipse, Point
 
 SAFETY = 1e-9  # floating-point slack on top of TOLERANCE (see module docstring)
@@ -392,124 +408,6 @@ def nearest_points(a: Ellipse, b: Ellipse) -> tuple[np.ndarray, np.ndarray]:
     boundary at most ~1e-9 apart is not guaranteed — use `ellipse_distances` to test overlap)."""
     _, p, q = ellipse_distances([a], [b])
     return p[0], q[0]
-
-
-def _sigma(e: Ellipse) -> np.ndarray:
-    c, s = math.cos(e.theta), math.sin(e.theta)
-    L = np.array([[c * e.a, -s * e.b], [s * e.a, c * e.b]])
-    return L @ L.T
-
-
-def ellipse_distances(a: Sequence[Ellipse], b: Sequence[Ellipse]
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distances between bases a[i] and b[i] (0 when they meet) and nearest points, vectorised.
-
-    For disjoint convex sets dist(A, B) = max over unit n of (min_B n·x − max_A n·x), with the
-    closed-form support function of an ellipse h(n) = n·c + sqrt(nᵀΣn). The maximum over the
-    angle of n is found by 256 samples and golden-section refinement of the three best local
-    maxima to 1e-12 rad (the value is then exact to rounding: its error is quadratic in the
-    angle error). The nearest points are the support points at the optimal n. Discs: closed form.
-    """
-    n = len(a)
-    ca = np.array([[e.cx, e.cy] for e in a], dtype=float).reshape(n, 2)
-    cb = np.array([[e.cx, e.cy] for e in b], dtype=float).reshape(n, 2)
-    Sa = np.array([_sigma(e) for e in a]).reshape(n, 2, 2)
-    Sb = np.array([_sigma(e) for e in b]).reshape(n, 2, 2)
-    v = cb - ca
-
-    def g(psi: np.ndarray) -> np.ndarray:  # psi (n, m)
-        nx, ny = np.cos(psi), np.sin(psi)
-        ra = np.sqrt(Sa[:, 0, 0, None] * nx * nx + 2 * Sa[:, 0, 1, None] * nx * ny
-                     + Sa[:, 1, 1, None] * ny * ny)
-        rb = np.sqrt(Sb[:, 0, 0, None] * nx * nx + 2 * Sb[:, 0, 1, None] * nx * ny
-                     + Sb[:, 1, 1, None] * ny * ny)
-        return v[:, 0, None] * nx + v[:, 1, None] * ny - ra - rb
-
-    m = 256
-    grid = np.broadcast_to(np.linspace(0, 2 * math.pi, m, endpoint=False), (n, m))
-    val = g(grid)
-    peaks = (val >= np.roll(val, 1, axis=1)) & (val >= np.roll(val, -1, axis=1))
-    score = np.where(peaks, val, -np.inf)
-    top = np.argsort(-score, axis=1)[:, :3]
-    h = 2 * math.pi / m
-    lo = grid[np.arange(n)[:, None], top] - h
-    hi = lo + 2 * h
-    gr = (math.sqrt(5) - 1) / 2
-    x1, x2 = hi - gr * (hi - lo), lo + gr * (hi - lo)
-    f1, f2 = g(x1), g(x2)
-    for _ in range(60):  # 2h · 0.618^60 < 1e-13 rad
-        keep_left = f1 > f2  # maximising: the peak is in [lo, x2]
-        hi = np.where(keep_left, x2, hi)
-        lo = np.where(keep_left, lo, x1)
-        nx1 = np.where(keep_left, hi - gr * (hi - lo), x2)
-        nx2 = np.where(keep_left, x1, lo + gr * (hi - lo))
-        nf1 = np.where(keep_left, g(nx1), f2)
-        nf2 = np.where(keep_left, f1, g(nx2))
-        x1, x2, f1, f2 = nx1, nx2, nf1, nf2
-    best = (lo + hi) / 2
-    bv = g(best)
-    k = np.argmax(bv, axis=1)
-    psi = best[np.arange(n), k]
-    dist = np.maximum(0.0, bv[np.arange(n), k])
-    nrm = np.column_stack((np.cos(psi), np.sin(psi)))
-    sa = np.sqrt(np.einsum("ij,ijk,ik->i", nrm, Sa, nrm))
-    sb = np.sqrt(np.einsum("ij,ijk,ik->i", nrm, Sb, nrm))
-    p = ca + np.einsum("ijk,ik->ij", Sa, nrm) / sa[:, None]
-    q = cb - np.einsum("ijk,ik->ij", Sb, nrm) / sb[:, None]
-    disc = np.array([e.is_disc for e in a], dtype=bool) & np.array([e.is_disc for e in b],
-                                                                     dtype=bool)
-    if disc.any():  # closed form
-        ra = np.array([e.a for e in a])[disc]
-        rb = np.array([e.a for e in b])[disc]
-        d = np.hypot(v[disc, 0], v[disc, 1])
-        u = np.where(d[:, None] > 0, v[disc] / np.where(d > 0, d, 1.0)[:, None], [1.0, 0.0])
-        dist[disc] = np.maximum(0.0, d - ra - rb)
-        p[disc] = ca[disc] + ra[:, None] * u
-        q[disc] = cb[disc] - rb[:, None] * u
-    return dist, p, q
-
-
-def ellipse_convex_distances(ellipses: Sequence[Ellipse], parts: np.ndarray) -> np.ndarray:
-    """Distance from base k to convex polygon parts[k] ((n, m, 2) vertex arrays, padding by
-    repeating a vertex is harmless), 0 when they meet. As `ellipse_distances`: the maximum over
-    unit n of (min over the polygon of n·x − h_base(n)), 256 directions then golden-section
-    refinement of the three best local maxima; exact to rounding."""
-    n = len(ellipses)
-    if n == 0:
-        return np.zeros(0)
-    c = np.array([[e.cx, e.cy] for e in ellipses], dtype=float).reshape(n, 2)
-    S = np.array([_sigma(e) for e in ellipses]).reshape(n, 2, 2)
-    rel = parts - c[:, None, :]  # polygon relative to the base centre
-
-    def g(psi: np.ndarray) -> np.ndarray:  # psi (n, j)
-        x, y = np.cos(psi), np.sin(psi)
-        low = (rel[:, None, :, 0] * x[..., None] + rel[:, None, :, 1] * y[..., None]).min(axis=2)
-        sup = np.sqrt(S[:, 0, 0, None] * x * x + 2 * S[:, 0, 1, None] * x * y
-                      + S[:, 1, 1, None] * y * y)
-        return low - sup
-
-    m = 256
-    grid = np.broadcast_to(np.linspace(0, 2 * math.pi, m, endpoint=False), (n, m))
-    val = g(grid)
-    peaks = (val >= np.roll(val, 1, axis=1)) & (val >= np.roll(val, -1, axis=1))
-    top = np.argsort(-np.where(peaks, val, -np.inf), axis=1)[:, :3]
-    h = 2 * math.pi / m
-    lo = grid[np.arange(n)[:, None], top] - h
-    hi = lo + 2 * h
-    gr = (math.sqrt(5) - 1) / 2
-    x1, x2 = hi - gr * (hi - lo), lo + gr * (hi - lo)
-    f1, f2 = g(x1), g(x2)
-    for _ in range(60):
-        keep_left = f1 > f2
-        hi = np.where(keep_left, x2, hi)
-        lo = np.where(keep_left, lo, x1)
-        nx1 = np.where(keep_left, hi - gr * (hi - lo), x2)
-        nx2 = np.where(keep_left, x1, lo + gr * (hi - lo))
-        nf1 = np.where(keep_left, g(nx1), f2)
-        nf2 = np.where(keep_left, f1, g(nx2))
-        x1, x2, f1, f2 = nx1, nx2, nf1, nf2
-    best = np.maximum(g((lo + hi) / 2).max(axis=1), val.max(axis=1))
-    return np.maximum(0.0, best)
 
 
 def convex_parts(poly: BaseGeometry) -> list[np.ndarray]:
@@ -932,6 +830,7 @@ def find_clear_segment(a: Ellipse, b: Ellipse, obstacles: Sequence[Polygon] | Pr
     (grazing within 1e-6" is not crossing), of length ≤ `max_length` when given; None when no
     such segment exists. Exact: see the module docstring for the argument.
 
-    With `max_length` the shortest clear candidate is returned; otherwise the centre-to-centre
-    segment when clear, else the first clear candidate."""
+    Without `max_length`: the centre-to-centre segment when clear, else a clear candidate line's
+    gap segment (it may graze corners). With `max_length`: the nearest-points segment when
+    clear, else the shortest clear candidate of the first candidate stage that has one."""
     return search_clear_segment(a, b, obstacles, max_length).witness

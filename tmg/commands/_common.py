@@ -37,3 +37,9 @@ def parse_xy(text: str, what: str = "--to") -> tuple[float, float]:
     if pt is None:
         raise TmgError(f"{what} expects X,Y in inches, got {text!r}")
     return pt
+
+
+def witness_line(w: Any) -> str:
+    """A witness segment [[x1, y1], [x2, y2]] as one line of human output."""
+    (x1, y1), (x2, y2) = w
+    return f"\n  witness: ({x1:.3f}, {y1:.3f}) - ({x2:.3f}, {y2:.3f})"

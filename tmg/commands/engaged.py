@@ -11,7 +11,7 @@ from geom.errors import TmgError
 from geom.model import Model, Unit
 from tmg import refs
 
-from ._common import add_file, load, resolve
+from ._common import add_file, load, resolve, witness_line
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -66,8 +66,7 @@ def text(r: dict[str, Any]) -> str:
     s = f'{r["a"]} and {r["b"]}: {"ENGAGED" if r["engaged"] else "not engaged"} ({r["rule"]})'
     s += f'\n  {r["reason"]}'
     if r.get("witness"):
-        (x1, y1), (x2, y2) = r["witness"]
-        s += f"\n  witness: ({x1:.3f}, {y1:.3f}) - ({x2:.3f}, {y2:.3f})"
+        s += witness_line(r["witness"])
     if r.get("ranks"):
         k = r["ranks"]
         s += (f'\n  {k["unit"]} fighting rank: {", ".join(k["fighting"]) or "-"}; '

@@ -17,7 +17,7 @@ from geom.model import Marker, Model, Unit
 from geom.sight import SightContext, unit_sight
 from tmg import refs
 
-from ._common import add_file, load, resolve
+from ._common import add_file, load, resolve, witness_line
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -78,8 +78,7 @@ def text(r: dict[str, Any]) -> str:
     s = f'{r["a"]} -> {r["b"]}: {"VISIBLE" if r["visible"] else "NOT VISIBLE"} ({r["rule"]})'
     s += f'\n  {r["reason"]}'
     if r.get("witness"):
-        (x1, y1), (x2, y2) = r["witness"]
-        s += f"\n  witness: ({x1:.3f}, {y1:.3f}) - ({x2:.3f}, {y2:.3f})"
+        s += witness_line(r["witness"])
     if r.get("blocking"):
         s += "\n  blocking: " + ", ".join(r["blocking"])
     if "visible_models" in r:
