@@ -58,7 +58,8 @@ from .verdict import Verdict
 
 EXACT_BOUND = 1e-6
 TARGET_BOUND = 0.01
-ZONE_QUAD_SEGS = 32  # zones cut from target regions: circumscribed, excess ρ(sec(π/128) − 1)
+ZONE_QUAD_SEGS = 32  # zones cut from target regions: circumscribed, at least 128-gons
+TARGET_CUT_BOUND = 0.004  # worst-case length lost to that polygonisation (see Navigator._target)
 ARC_SAG = 1e-3       # display polyline: chords within 0.001" of the true arcs
 RULE_MOVE = "8.5.3 resolving a move"
 RULE_GAP = "4.6 gap clearance"
@@ -409,15 +410,21 @@ class Navigator:
         reg = region.intersection(box(x0, y0, x1, y1))
         if reg.is_empty or not len(self.fs.obstacles):
             return reg, 0.0
-        q = ZONE_QUAD_SEGS
-        k = 1 / math.cos(math.pi / (4 * q))
-        idx = self.fs.tree.query(reg, predicate="dwithin", distance=self.fs.rho_max * k)
+        k0 = 1 / math.cos(math.pi / (4 * ZONE_QUAD_SEGS))
+        idx = self.fs.tree.query(reg, predicate="dwithin", distance=self.fs.rho_max * k0)
         if len(idx) == 0:
             return reg, 0.0
+        # The circumscribed zones stand out from the true ones by δ = ρ(sec(π/4q) − 1) radially,
+        # but where the region's edge meets a zone at a grazing angle the cut end moves along
+        # that edge by up to sqrt(2ρδ + δ²) (the chord of a circle grown by δ at tangency).
+        # Pick q so that this worst case stays within TARGET_CUT_BOUND.
+        rho = float(self.fs.rho[idx].max())
+        q = max(ZONE_QUAD_SEGS, math.ceil(math.pi * rho / (4 * TARGET_CUT_BOUND)))
+        k = 1 / math.cos(math.pi / (4 * q))
         zones = [self.fs.cores[j].buffer(self.fs.rho[j] * k, quad_segs=q) for j in idx]
         cut = reg.difference(shapely.union_all(zones))
-        excess = float(self.fs.rho[idx].max()) * (k - 1)
-        return cut, excess
+        delta = rho * (k - 1)
+        return cut, math.sqrt(2 * rho * delta + delta * delta)
 
     # ---- reach --------------------------------------------------------------------------
     def travel_region(self, start: Point, allowance: float, rays: int = 1440) -> BaseGeometry:
