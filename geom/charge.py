@@ -13,9 +13,10 @@ distance, a position that
    models never engage and ground models may end touching them, §8.5.3).
 
 **Measured distance.** The charge distance is the length of the leading model's *centre path*
-(`geom.movement`: gap clearance, around impassable terrain, elevation through access points). On
-a straight path every point of the base moves exactly that far; around a corner the rim moves a
-little further — the centre path is the measure this engine uses for every move.
+(`geom.movement`: gap clearance, around impassable terrain, elevation through access points). A
+base that slides without turning carries every point of its rim along a copy of the centre's
+path, so every point of the base moves exactly that far — the centre path is the measure this
+engine uses for every move.
 
 **The end region E** (DESIGN-NOTES §2) is built for the leading model's base K as shapely
 polygons, and is an *inner* approximation: target zones are inscribed (ring points on the true

@@ -450,8 +450,9 @@ def disengage(bf: Battlefield, unit: Unit, leading: str | None = None, *,
             break
     if best is None:
         lead = leaders[0]
+        # §8.5.4: a failed disengage removes the leading model only; the rest stay put
         return DisengageAnswer(unit.id, False, lead.id, None, None,
-                               [m.id for m in unit.models], {}, RULE_DISENGAGE,
+                               [lead.id], {}, RULE_DISENGAGE,
                                f"no model can reach a legal position outside every enemy's "
                                f"engagement range within Speed {speed}: the disengage fails, "
                                "the unit does not move and its leading model is removed")

@@ -23,8 +23,9 @@ Decisions (GEOMETRY-RULES §4 and where the rulebook leaves room):
   model G is at ground level (not flying, on no top), and G is within 1" of the footprint of
   the piece H stands on *or of any piece under it in the stack* ("the base of the same piece",
   §7.1.1: the piece whose foot G is near is the high ground H is on). Then neither sees the
-  other, unless they are within 3" of each other (close quarters: both are within 1" of that
-  piece — H stands on it — so only the 3" condition is left).
+  other, unless close quarters lifts it for that piece: H is also within 1" of it and the two
+  are within 3" of each other. H is usually within 1" of every piece of its stack, but a top
+  stacked on a hill may overhang it, so this is checked, not assumed.
 - HIDDEN (keyword): a hidden model more than 4" from the viewer is not visible to it, whatever
   the sight; this is the one rule that is not reciprocal.
 - A mission marker is a Size-0 object (§8.9.1) on whatever top its centre is on; the same rules
@@ -46,6 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
+from shapely.geometry.base import BaseGeometry
 
 from . import bases
 from .elevation import (
@@ -145,16 +147,41 @@ def cover_masks(piece_eff: np.ndarray, blockable: np.ndarray, eff_a: np.ndarray,
     return full, direct
 
 
-def dead_zone_piece(bf: Battlefield, high: Viewer, ground: Viewer) -> str | None:
-    """The piece of `high`'s stack whose foot `ground` is within 1" of, when the dead zone
-    premise holds (before close quarters); else None."""
+def dead_zone_pieces(bf: Battlefield, high: Viewer, ground: Viewer) -> list[tuple[str, bool]]:
+    """The pieces of `high`'s stack whose foot `ground` is within 1" of (the dead zone premise),
+    each with whether `high` is itself within 1" of that piece (the first half of close
+    quarters; a top stacked on a hill may overhang it, so standing on the stack does not make
+    the high model near the hill). Empty when `high` is not on high ground or `ground` is not
+    at ground level. Footprints are the outermost edge (§7.1), as for cover."""
     if high.level != HIGH or ground.level != "ground":
-        return None
+        return []
+    out = []
     for pid in high.stack:
-        fp = bf.piece(pid).footprint
+        fp = outer_footprint(bf.piece(pid).footprint)
         if bases.ellipse_geometry_distance(ground.ellipse, fp) <= COVER_RANGE + TOLERANCE:
+            near = bases.ellipse_geometry_distance(high.ellipse, fp) <= COVER_RANGE + TOLERANCE
+            out.append((pid, near))
+    return out
+
+
+def dead_zone_piece(bf: Battlefield, high: Viewer, ground: Viewer, close: bool = False
+                    ) -> str | None:
+    """The piece whose dead zone stops sight between `high` and `ground`, or None.
+    `close`: the models are within 3" of each other (close quarters then lifts the dead zone of
+    every piece both are within 1" of)."""
+    for pid, near in dead_zone_pieces(bf, high, ground):
+        if not (close and near):
             return pid
     return None
+
+
+def outer_footprint(g: BaseGeometry) -> BaseGeometry:
+    """§7.1: the footprint is the outermost edge; gaps, windows and open interiors are filled."""
+    if g.geom_type == "Polygon":
+        return shapely.Polygon(g.exterior) if len(g.interiors) else g
+    if g.geom_type == "MultiPolygon":
+        return shapely.MultiPolygon([shapely.Polygon(p.exterior) for p in g.geoms])
+    return g
 
 
 def near_matrix(ellipses: Sequence[Ellipse], footprints: Sequence[object],

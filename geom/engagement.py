@@ -281,7 +281,7 @@ def units_engaged(bf: Battlefield, u: Unit, v: Unit) -> Verdict:
     pairs = engaged_pairs(bf, u.models, v.models, first_only=True)
     if pairs:
         p = pairs[0]
-        return Verdict(True, RULE_ENGAGED, f"{u.id} and {v.id} are engaged: {p.verdict.reason}",
+        return Verdict(True, RULE_ENGAGED, f"{u.id} and {v.id} are engaged (for example {p.verdict.reason})",
                        witness=p.verdict.witness,
                        details={"pair": [p.a.ref, p.b.ref], **p.verdict.details})
     best = min(((a, b) for a in u.models for b in v.models), key=lambda ab: base_gap(*ab))

@@ -153,12 +153,18 @@ def _no_model_reason(rows: list[dict[str, Any]], marker: Marker, level: str) -> 
         d = min(r["distance"] for r in rows)
         return f"no model is within {CONTEST_RANGE:g}\" of marker {marker.id} (nearest {d:.2f}\")"
     parts = []
+    said: set[str] = set()
     for r in near:
         why = []
         if not r["same_elevation"]:
             why.append(f"is at {r['elevation']} level, the marker at {level} level")
         if not r["sees"]:
-            why.append(f"does not see it ({r['sight']})")
+            # The sight sentence opens with "<model> does not see marker/N: ", said already;
+            # a reason already given for another model is not repeated.
+            head = f"{r['model']} does not see {marker.ref}: "
+            sight = r["sight"][len(head):] if r["sight"].startswith(head) else r["sight"]
+            why.append("does not see it (" + ("same reason" if sight in said else sight) + ")")
+            said.add(sight)
         parts.append(f"{r['model']} ({r['distance']:.2f}\" away) " + " and ".join(why))
     return "no model within 3\" qualifies: " + "; ".join(parts)
 

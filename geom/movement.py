@@ -60,6 +60,8 @@ EXACT_BOUND = 1e-6
 TARGET_BOUND = 0.01
 ZONE_QUAD_SEGS = 32  # zones cut from target regions: circumscribed, at least 128-gons
 TARGET_CUT_BOUND = 0.004  # worst-case length lost to that polygonisation (see Navigator._target)
+STEP_SAMPLE = 0.05       # spacing of sampled ends inside clearance zones (Navigator._stepped_end)
+STEP_SAMPLES_MAX = 240
 ARC_SAG = 1e-3       # display polyline: chords within 0.001" of the true arcs
 RULE_MOVE = "8.5.3 resolving a move"
 RULE_GAP = "4.6 gap clearance"
@@ -394,15 +396,80 @@ class Navigator:
             return None
         s1 = es[0]
         target, cut_bound = self._target(region)
+        path: Path | None = None
         if target.is_empty:
-            return None
-        if target.covers(SPoint(s1)):
-            path: Path | None = Path((s1,), 0.0)
+            pass
+        elif target.covers(SPoint(s1)):
+            path = Path((s1,), 0.0)
         else:
             path = self._search(s1, None).best_to_region(target)
         if path is not None:
             path = _joined(start, replace(path, error_bound=path.error_bound + cut_bound), None)
+        stepped = self._stepped_end(start, region, target)
+        if stepped is not None and (path is None or stepped.length < path.length - EXACT_BOUND):
+            return stepped
         return self._certify(path, lambda nav: nav.path_to_region(start, region))
+
+    # The gap rule is about passing between obstacles, not about stopping (§4.6): an end inside
+    # the clearance zone of a single obstacle (base contact with an enemy for a Size-3 model on a
+    # base smaller than 3", a base overhanging a top's edge) is a legal end that `shortest_path`
+    # reaches by a straight step from the free space (`escape`). `_target` cuts those ends out of
+    # the region, so they are searched here, by sampling the boundary of the part cut away (the
+    # cheapest such end lies on it: moving an end towards its escape point shortens the step).
+    def _stepped_end(self, start: Point, region: BaseGeometry, target: BaseGeometry
+                     ) -> Path | None:
+        t = self.bf.table
+        inside = region.intersection(box(0, 0, t.width, t.depth)).difference(target)
+        if inside.is_empty or inside.area < 1e-8:
+            return None
+        # Only ends where the mover's base overlaps no obstacle itself (a base off the table,
+        # on a wall, on another base, across a top's edge is no legal end whatever the region
+        # says). With a base radius ≥ the clearance, as for every catalogue unit, nothing is
+        # left and this search costs nothing.
+        fs = self.fs
+        r = max(m.base.a for m in self.unit.models)
+        rim = box(r, r, t.width - r, t.depth - r) if 2 * r < min(t.width, t.depth) else Polygon()
+        hard = [shapely.buffer(fs.cores[j], (fs.rho[j] - fs.clearance
+                                             if shapely.get_type_id(fs.cores[j]) == 0 else 0.0)
+                               + r - 1e-9, quad_segs=32)
+                for j in fs.tree.query(inside, predicate="dwithin",
+                                       distance=fs.rho_max + r)]
+        inside = inside.intersection(rim)
+        if hard:
+            inside = inside.difference(shapely.union_all(hard))
+        if inside.is_empty or inside.area < 1e-8:
+            return None
+        shapely.prepare(region)
+
+        def best_of(points: NDArray[np.float64]) -> tuple[float, Path | None, int]:
+            best, best_p, best_i = math.inf, None, -1
+            for i, q in enumerate(points):
+                if not region.covers(SPoint(q)):
+                    continue
+                p = self.shortest_path(start, _xy(q))
+                if p is not None and p.length < best:
+                    best, best_p, best_i = p.length, p, i
+            return best, best_p, best_i
+
+        ring = inside.boundary
+        total = float(ring.length)
+        h = max(STEP_SAMPLE, total / STEP_SAMPLES_MAX)
+        ts = np.arange(0.0, total, h)
+        pts = shapely.get_coordinates(shapely.line_interpolate_point(ring, ts))
+        pts = np.vstack([pts, shapely.get_coordinates(inside)])
+        best, best_p, i = best_of(pts)
+        if best_p is None:
+            return None
+        if i < len(ts):  # refine along the boundary around the best sample
+            fine = np.clip(ts[i] + np.linspace(-h, h, 41), 0.0, total)
+            f_best, f_p, _ = best_of(shapely.get_coordinates(
+                shapely.line_interpolate_point(ring, fine)))
+            if f_p is not None and f_best < best:
+                best_p = f_p
+            h = 2 * h / 40
+        # sampled, not exact: a sample spacing h may miss up to ~h of length (the step's length
+        # changes at most about as fast as the end moves along the boundary)
+        return replace(best_p, error_bound=best_p.error_bound + h)
 
     def _target(self, region: BaseGeometry) -> tuple[BaseGeometry, float]:
         """The region less the clearance zones (circumscribed polygons) and off-table parts."""

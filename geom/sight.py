@@ -67,14 +67,6 @@ def _closing(a: BaseGeometry, b: BaseGeometry) -> BaseGeometry:
     return shapely.buffer(grow, -2 * TOLERANCE, join_style="mitre")
 
 
-def _outer(g: BaseGeometry) -> BaseGeometry:
-    if g.geom_type == "Polygon":
-        return shapely.Polygon(g.exterior) if len(g.interiors) else g
-    if g.geom_type == "MultiPolygon":
-        return shapely.MultiPolygon([shapely.Polygon(p.exterior) for p in g.geoms])
-    return g
-
-
 class SightContext:
     """A battlefield prepared for many sight questions. Holds no state beyond caches of
     answers that depend only on the battlefield it was built from."""
@@ -88,7 +80,7 @@ class SightContext:
                                   ).reshape(k)
         self.blockable = np.array([cover.can_block(p) for p in self.pieces], dtype=bool).reshape(k)
         # §7.1: the footprint is the outermost edge; gaps, windows and open interiors block
-        self.footprints = [_outer(p.footprint) for p in self.pieces]
+        self.footprints = [cover.outer_footprint(p.footprint) for p in self.pieces]
         self.footprint_parts = [convex_parts(g) for g in self.footprints]
         polys = list(self.footprints)
         members: list[tuple[int, ...]] = [(i,) for i in range(k)]
@@ -150,15 +142,21 @@ class SightContext:
                                          near_b, stack_a, stack_b, cq)
         block = full | direct  # (na, nb, k)
 
-        # dead zone: high model, ground model within 1" of a piece of the high model's stack
+        # dead zone: high model, ground model within 1" of a piece P of the high model's stack,
+        # unless close quarters lifts it for P (the high model also within 1" of P, and the two
+        # within 3") — a top may overhang the hill under it, so "near P" is not assumed
         high_a = np.array([v.level == cover.HIGH for v in va], dtype=bool).reshape(na)
         high_b = np.array([v.level == cover.HIGH for v in vb], dtype=bool).reshape(nb)
         gnd_a = np.array([v.level == "ground" for v in va], dtype=bool).reshape(na)
         gnd_b = np.array([v.level == "ground" for v in vb], dtype=bool).reshape(nb)
-        nb_stack_a = (stack_a.astype(np.int32) @ near_b.T.astype(np.int32)) > 0
-        na_stack_b = (near_a.astype(np.int32) @ stack_b.T.astype(np.int32)) > 0
-        dead = ((high_a[:, None] & gnd_b[None, :] & nb_stack_a)
-                | (gnd_a[:, None] & high_b[None, :] & na_stack_b)) & ~cq
+
+        def meets(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            return (x.astype(np.int32) @ y.T.astype(np.int32)) > 0
+
+        zone_a = meets(stack_a & ~near_a, near_b) | (meets(stack_a & near_a, near_b) & ~cq)
+        zone_b = meets(near_a, stack_b & ~near_b) | (meets(near_a, stack_b & near_b) & ~cq)
+        dead = ((high_a[:, None] & gnd_b[None, :] & zone_a)
+                | (gnd_a[:, None] & high_b[None, :] & zone_b))
         hid_b = np.array([v.hidden for v in vb], dtype=bool).reshape(nb)
         hidden = hid_b[None, :] & (dist > HIDDEN_RANGE + TOLERANCE)
 
@@ -314,12 +312,17 @@ class SightMatrix:
                            "more than 4\": it is not visible whatever the sight", None, details)
         if code == DEAD_ZONE:
             high, low = (va, vb) if va.level == cover.HIGH else (vb, va)
-            pid = cover.dead_zone_piece(self.ctx.bf, high, low)
+            close = bool(self.cq[i, j])
+            pid = cover.dead_zone_piece(self.ctx.bf, high, low, close)
             details["blocking"] = [pid] if pid else []
+            top = high.stack[0] if high.stack else pid
+            on = top if top == pid else f"{top} (stacked on {pid})"
+            why = (f"{high.ref} is not within 1\" of {pid}" if close
+                   else f"{d:.2f}\" apart, more than 3\"")
             return Verdict(False, RULE_DEAD_ZONE,
-                           f"{high.ref} is on high ground on {pid} and {low.ref} is at ground level "
-                           f"within 1\" of the foot of {pid}, {d:.2f}\" apart (more than 3\", so not "
-                           "close quarters): neither sees the other", None, details)
+                           f"{high.ref} is on high ground on {on} and {low.ref} is at ground "
+                           f"level within 1\" of the foot of {pid}; "
+                           f"not close quarters ({why}): neither sees the other", None, details)
         if code == BLOCKED:
             ids = self._minimal(i, j) if minimal else self.blocking(i, j)
             kinds = {self._kind(i, j, self.ctx.piece_ids.index(pid)) for pid in ids}
@@ -344,7 +347,8 @@ class SightMatrix:
         lifted = None
         if self.cq[i, j]:
             for high, low in ((va, vb), (vb, va)):
-                lifted = lifted or cover.dead_zone_piece(self.ctx.bf, high, low)
+                for pid, _ in cover.dead_zone_pieces(self.ctx.bf, high, low):
+                    lifted = lifted or pid
         if lifted:
             rule = RULE_CLOSE_QUARTERS
             notes.append(f"close quarters: the models are within 3\" of each other, so the "

@@ -2,8 +2,9 @@
 
 Each subcommand lives in its own module under `tmg.commands` and exposes `register(sub)`,
 which adds its parser and sets `run` (args -> JSON-able dict) and `text` (dict -> str).
-Exit status is 0 whatever the verdict, 2 for bad input (one message on stderr), never a
-traceback for anything a user can cause.
+Exit status is 0 whatever the verdict, 2 for bad input (one message on stderr, also for a
+misused option), never a traceback for anything a user can cause. A fault of the engine itself
+ends with one line and exit status 1 (`TMG_DEBUG=1` shows the traceback).
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ import argparse
 import importlib
 import json
 import math
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from geom.errors import TmgError
 
@@ -34,10 +36,17 @@ def jsonable(x: Any) -> Any:
     return x
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with a usage error reported on one line (exit status 2, as bad input)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} -h)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tmg", description="Geometry and line of sight for StarCraft: TMG tables.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
@@ -45,8 +54,6 @@ def build_parser() -> argparse.ArgumentParser:
         p = mod.register(sub)
         p.add_argument("--json", action="store_true", help="print the answer as JSON")
     return parser
-
-
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -59,15 +66,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = args.run(args)
         out = jsonable(result) if args.json else args.text(result)
     except TmgError as exc:
-        print(f"tmg {args.command}: {exc}", file=sys.stderr)
+        print(f"tmg {args.command}: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
-    if args.json:
-        print(json.dumps(out, ensure_ascii=False, indent=2))
-    elif out:
-        print(out)
+    except Exception as exc:  # a bug in the engine, not the user's doing: one line, no traceback
+        if os.environ.get("TMG_DEBUG"):
+            raise
+        print(f"tmg {args.command}: internal error ({type(exc).__name__}: "
+              f"{one_line(str(exc))}); please report it with the command and the file "
+              "(TMG_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
+    text = json.dumps(out, ensure_ascii=False, indent=2) if args.json else out
+    if text:
+        try:
+            print(text)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `tmg … | head`: the reader left; that is not an error
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
     return 0
+
+
+def one_line(message: str) -> str:
+    """Messages go to stderr as one line (a file name or a parser's text may hold newlines)."""
+    return " ".join(message.split("\n"))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ from geom.model import (
 )
 
 from . import catalogue
+from .refs import PREFIXES
 
 FORMAT = "tmg-scenario/1"
 TOP_FIELDS = {"format", "name", "description", "table", "terrain", "unit", "marker",
@@ -52,6 +53,11 @@ UNIT_FIELDS = {"id", "type", "name", "owner", "size", "base_mm", "tags", "flying
 MODEL_FIELDS = {"id", "at", "angle"}
 MARKER_FIELDS = {"id", "at"}
 STATUSES = {"burrowed", "hidden", "engaged", "activated", "shaken"}
+# Sanity bounds on input numbers (no table or piece comes near them; far beyond them floating
+# point geometry overflows). A table edge over MAX_TABLE inches is refused.
+MAX_ABS = 1e5
+MAX_TABLE = 1000.0
+RESERVED_UNIT_IDS = PREFIXES  # command-line reference prefixes: marker/N, terrain/ID, zone/OWNER
 
 
 class ScenarioError(TmgError):
@@ -72,6 +78,8 @@ def _num(ctx: _Ctx, obj: str, field: str, v: Any, *, positive: bool = False,
          nonneg: bool = False) -> float:
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
         raise ctx.err(obj, field, f"expected a number, got {v!r}")
+    if abs(v) > MAX_ABS:
+        raise ctx.err(obj, field, f"{v!r} is out of range (at most {MAX_ABS:g} either way)")
     if positive and v <= 0:
         raise ctx.err(obj, field, f"must be > 0, got {v!r}")
     if nonneg and v < 0:
@@ -85,6 +93,8 @@ def _int(ctx: _Ctx, obj: str, field: str, v: Any, lo: int | None = None,
         raise ctx.err(obj, field, f"expected an integer, got {v!r}")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         raise ctx.err(obj, field, f"must be between {lo} and {hi}, got {v!r}")
+    if abs(v) > MAX_ABS:
+        raise ctx.err(obj, field, f"{v!r} is out of range (at most {MAX_ABS:g} either way)")
     return v
 
 
@@ -187,6 +197,8 @@ def parse_terrain(ctx: _Ctx, e: Any, index: int) -> TerrainPiece | str:
     access = tuple(_polygon(ctx, obj, "access_points", p)
                    for p in _list(ctx, obj, "access_points", e.get("access_points", [])))
     on = e.get("on")
+    if e.get("catalogue") is not None:  # the layout files' piece type: a note, not geometry
+        _str(ctx, obj, "catalogue", e["catalogue"])
     return TerrainPiece(
         id=pid, size=size, footprint=_footprint(ctx, obj, e), kind=kind,
         standable=_bool(ctx, obj, "standable", e.get("standable", False)),
@@ -210,8 +222,12 @@ def parse_unit(ctx: _Ctx, e: Any, index: int) -> Unit:
     if "id" not in e:
         raise ctx.err(label, "id", "missing")
     uid = _str(ctx, label, "id", e["id"])
-    if "/" in uid:
-        raise ctx.err(f"unit {uid!r}", "id", "must not contain '/'")
+    if "/" in uid or "," in uid:
+        raise ctx.err(f"unit {uid!r}", "id", "must not contain '/' or ',' (the command line "
+                      "writes UNIT/MODEL and separates ids with commas)")
+    if uid in RESERVED_UNIT_IDS:
+        raise ctx.err(f"unit {uid!r}", "id", "is reserved for references on the command line "
+                      "(marker/N, terrain/ID, zone/OWNER)")
     obj = f"unit {uid!r}"
     cat: dict[str, Any] = {}
     if "type" in e:
@@ -259,6 +275,9 @@ def parse_unit(ctx: _Ctx, e: Any, index: int) -> Unit:
             speed = Speed.parse(sv)
         except (TmgError, ValueError):
             raise ctx.err(obj, "speed", f"expected an integer or 'a/b', got {sv!r}") from None
+        values = [speed.normal] + ([speed.alone] if speed.alone is not None else [])
+        if not all(0 <= v <= MAX_ABS for v in values):
+            raise ctx.err(obj, "speed", f"must be between 0 and {MAX_ABS:g}, got {sv!r}")
     statuses = tuple(_str(ctx, obj, "statuses", s).lower()
                      for s in _list(ctx, obj, "statuses", e.get("statuses", [])))
     for s in statuses:
@@ -281,6 +300,9 @@ def parse_unit(ctx: _Ctx, e: Any, index: int) -> Unit:
             mobj = f"unit {uid!r} model {mid!r}"
             if "id" in mt and (isinstance(mt["id"], bool) or not isinstance(mt["id"], str | int)):
                 raise ctx.err(mobj, "id", f"expected a string, got {mt['id']!r}")
+            if not mid.strip():
+                raise ctx.err(f"{obj} model #{i + 1}", "id", f"expected a non-empty id, got "
+                              f"{mid!r}")
             if "at" not in mt:
                 raise ctx.err(mobj, "at", "missing")
             at = _point(ctx, mobj, "at", mt["at"])
@@ -320,6 +342,18 @@ def parse_marker(ctx: _Ctx, e: Any, index: int) -> Marker:
     return Marker(mid, _point(ctx, f"marker {mid}", "at", e["at"]), marker_colour(mid))
 
 
+def _check_markers(bf: Battlefield, err: Callable[[str | None, str | None, str], Exception]
+                   ) -> None:
+    t = bf.table
+    for m in bf.markers:
+        r = m.ellipse.a
+        x, y = m.at
+        if x - r < -TOLERANCE or y - r < -TOLERANCE or x + r > t.width + TOLERANCE \
+                or y + r > t.depth + TOLERANCE:
+            raise err(f"marker {m.id}", "at", f"the marker at ({x:g}, {y:g}) is not wholly on "
+                      f"the {t.width:g}x{t.depth:g} table")
+
+
 # --------------------------------------------------------------------------- whole file
 
 def _base_extent(m: Model) -> tuple[float, float]:
@@ -343,6 +377,9 @@ def check_battlefield(bf: Battlefield, err: Callable[[str | None, str | None, st
     t = bf.table
     models = list(bf.models())
     for m in models:
+        if m.base.long > max(t.width, t.depth):
+            raise err(f"unit {m.unit!r} model {m.id!r}", "at", f"a base {m.base.long:g}\" long "
+                      f"does not fit on the {t.width:g}x{t.depth:g} table")
         ex, ey = _base_extent(m)
         x, y = m.at
         if x - ex < -TOLERANCE or y - ey < -TOLERANCE or x + ex > t.width + TOLERANCE \
@@ -424,6 +461,10 @@ def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
     if width is None or depth is None:
         raise ctx.err("table", "width" if width is None else "depth",
                       "missing (give width and depth, or a layout or deployment)")
+    for k, v in (("width", width), ("depth", depth)):
+        if v > MAX_TABLE:
+            raise ctx.err("table", k, f"{v:g}\" is more than the {MAX_TABLE:g}\" this tool "
+                          "accepts")
     if deployment is not None and layout_table is not None and \
             deployment.table != layout_table:
         raise ctx.err("table", "deployment", f"card {deployment.id!r} is for a "
@@ -480,6 +521,7 @@ def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
                      deployment=deployment,
                      name=_str(ctx, "scenario", "name", name) if name is not None else None)
     check_battlefield(bf, ctx.err)
+    _check_markers(bf, ctx.err)
     return bf
 
 
@@ -499,10 +541,21 @@ def read_document(path: str | Path) -> Any:
     raise ScenarioError("unknown file type (use .toml or .json)", file=str(path))
 
 
+def is_official_name(path: str | Path) -> bool:
+    """A bare word that is no file: an official layout or card name (a folder of that name in
+    the working directory is no scenario either, so it does not hide the name)."""
+    p = Path(path)
+    return (not p.exists() or p.is_dir()) and "/" not in str(path) and p.suffix == "" \
+        and bool(str(path).strip())
+
+
 def load(path: str | Path) -> Battlefield:
     """Load a scenario file, or an official layout / deployment card by name."""
+    if not str(path).strip():
+        raise ScenarioError("no scenario given (a .toml or .json file, or an official layout or "
+                            "deployment card name: see `tmg layouts`)")
     p = Path(path)
-    if not p.exists() and "/" not in str(path) and p.suffix == "":
+    if is_official_name(path):
         from maps import battlefield_by_name
         return battlefield_by_name(str(path))
     return parse_document(read_document(p), str(path))

@@ -5,7 +5,6 @@ to draw. An overlay's option exists only when its engine module is in this check
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from geom.errors import TmgError
@@ -67,16 +66,11 @@ def add_options(p: argparse.ArgumentParser) -> None:
         g.add_argument("--wide", type=float, metavar="W", help="flamer wide end width")
 
 
-def _official(name: str) -> bool:
-    p = Path(name)
-    return not p.exists() and "/" not in name and p.suffix == ""
-
-
 def load(file: str, deployment: str | None = None) -> tuple[Battlefield, dict[str, Any] | None]:
     """The battlefield (with `deployment` laid on it) and the scenario's template shapes
     (`[templates]`, when the template command knows them; else None)."""
     doc: Any
-    if _official(file):
+    if scenario.is_official_name(file):
         if deployment is None:
             return scenario.load(file), None
         import maps

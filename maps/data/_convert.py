@@ -262,6 +262,25 @@ def convert_layouts(ref: Path, cards: list[dict]) -> list[dict]:
             prov[tid] = {k2: p[k2] for k2 in ("n", "catalogId", "label", "x", "y", "w", "h", "rot",
                                                 "accessPoints") if k2 in p}
 
+        # Stacking (§7.1.2): a piece lying on a standable top (its footprint within the top's)
+        # stands on it, so its effective size adds the top's (Temple Obelisks on the Lost
+        # Temple Ramps of standard map 5). Inferred from the geometry; said in the notes.
+        for t in terrain:
+            if t["standable"]:
+                continue
+            for top in terrain:
+                if top is t or not top["standable"]:
+                    continue
+                inside = shapes[t["id"]].intersection(shapes[top["id"]]).area
+                if inside >= 0.99 * shapes[t["id"]].area:
+                    t["on"] = top["id"]
+                    notes.append(
+                        f"{t['id']} ({t['label']}) lies within the top of {top['id']} "
+                        f"({top['label']}): stored as standing on it (`on`), so its effective "
+                        "size adds the top's (§7.1.2); inferred from the footprints, the source "
+                        "does not say")
+                    break
+
         # L walls: pair each long side with the short side of the same set that it touches
         groups = []
         longs = [t for t in terrain if t["label"].endswith("long side")]

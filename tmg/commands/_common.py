@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from geom.errors import TmgError
@@ -32,11 +33,40 @@ def resolve_model(bf: Battlefield, text: str, file: str) -> Model:
     return obj
 
 
+def distance_arg(text: str) -> float:
+    """argparse type: a distance in inches, a finite number >= 0."""
+    v = finite_arg(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a distance >= 0 in inches, got {text!r}")
+    return v
+
+
+def finite_arg(text: str) -> float:
+    """argparse type: a finite number (inches)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of inches, got {text!r}") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"expected a finite number of inches, got {text!r}")
+    return v
+
+
 def parse_xy(text: str, what: str = "--to") -> tuple[float, float]:
     pt = refs.parse_point(text)
     if pt is None:
-        raise TmgError(f"{what} expects X,Y in inches, got {text!r}")
+        raise TmgError(f"expected X,Y with two finite numbers of inches, got {text!r}",
+                       obj=what)
     return pt
+
+
+def base_words(mm: Any) -> str:
+    """A base size for a reader: "32 mm", an oval "100x40 mm", unknown "?"."""
+    if mm is None:
+        return "?"
+    if isinstance(mm, list | tuple):
+        return "x".join(f"{v:g}" for v in mm) + " mm"
+    return f"{mm:g} mm"
 
 
 def witness_line(w: Any) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from geom.charge import charge
 from geom.errors import TmgError
 
-from ._common import add_file, load
+from ._common import add_file, finite_arg, load
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -17,7 +17,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("unit", metavar="UNIT", help="the charging unit")
     p.add_argument("--targets", required=True, metavar="T1[,T2...]",
                    help="declared target units, comma-separated")
-    p.add_argument("--modifier", type=float, default=0.0, metavar="M",
+    p.add_argument("--modifier", type=finite_arg, default=0.0, metavar="M",
                    help='inches added to the charge distance (e.g. -2 for Concussive Shells)')
     p.add_argument("--leading", metavar="MODEL",
                    help="leading model id (default: the unit's leading model, or the best one)")
@@ -50,14 +50,15 @@ def text(r: dict[str, Any]) -> str:
     lines = [head, f'  {r["reason"]} ({r["rule"]})']
     if r.get("end") is not None:
         x, y = r["end"]
-        lines.append(f'  leading model {r.get("leading")} ends at ({x:.3f}, {y:.3f})'
+        lines.append(f'  leading model {r["unit"]}/{r.get("leading")} ends at ({x:.3f}, {y:.3f})'
                      + (f' — {r["end_kind"]}' if r.get("end_kind") else ""))
     if r.get("path"):
         lines.append("  path: " + " -> ".join(f"({x:.2f}, {y:.2f})" for x, y in r["path"]))
     pl = r.get("placement")
     if pl:
         for mid, pos in pl["positions"].items():
-            lines.append(f'  {mid}: ({pos[0]:.3f}, {pos[1]:.3f}) {pl["priority"][mid]}')
+            lines.append(f'  {r["unit"]}/{mid} to ({pos[0]:.3f}, {pos[1]:.3f}): '
+                         f'{pl["priority"][mid]}')
         for mid in pl["casualties"]:
-            lines.append(f"  {mid}: casualty — {pl['reasons'].get(mid, '')}")
+            lines.append(f"  {r['unit']}/{mid}: casualty — {pl['reasons'].get(mid, '')}")
     return "\n".join(lines)

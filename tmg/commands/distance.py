@@ -8,7 +8,7 @@ from typing import Any
 from geom import distance as dist
 from tmg import refs
 
-from ._common import add_file, load, resolve
+from ._common import add_file, distance_arg, load, resolve
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -16,7 +16,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
     add_file(p)
     p.add_argument("a", metavar="A", help="UNIT/MODEL, UNIT, marker/N, terrain/ID, zone/OWNER or X,Y")
     p.add_argument("b", metavar="B")
-    p.add_argument("--within", type=float, metavar="D", help="also say WITHIN / WHOLLY WITHIN D")
+    p.add_argument("--within", type=distance_arg, metavar="D", help="also say WITHIN / WHOLLY WITHIN D")
     p.set_defaults(run=run, text=text)
     return p
 

@@ -14,7 +14,10 @@ from geom.elevation import (
 )
 from geom.model import Battlefield
 
-from ._common import add_file, load
+from ._common import add_file, base_words, load
+
+LEVEL_WORDS = {"ground": "ground level", "mid": "mid ground", "high": "high ground",
+               "flying": "flying"}
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -81,14 +84,15 @@ def text(r: dict[str, Any]) -> str:
     for u in r["units"]:
         kind = "flying" if u["flying"] else "ground"
         lines.append(f'  {u["id"]} ({u["owner"]}{", " + u["name"] if u["name"] else ""}): '
-                     f'Size {u["size"]}, {kind}, base {u["base_mm"]} mm, '
+                     f'Size {u["size"]}, {kind}, base {base_words(u["base_mm"])}, '
                      f'speed {u["speed"] or "?"}, {len(u["models"])} model(s), '
                      f'leading {u["leading"]}')
         for m in u["models"]:
             eff = "above all terrain" if m["above_all_terrain"] else m["effective_size"]
             on = f' on {m["stands_on"]}' if m["stands_on"] else ""
             lines.append(f'    {m["id"]} at ({m["at"][0]:g}, {m["at"][1]:g}): '
-                         f'{m["elevation"]}{on}, effective size {eff}')
+                         f'{LEVEL_WORDS.get(m["elevation"], m["elevation"])}{on}, '
+                         f'effective size {eff}')
     if r["markers"]:
         lines.append("markers: " + ", ".join(
             f'{m["id"]} ({m["colour"]}) at ({m["at"][0]:g}, {m["at"][1]:g})' for m in r["markers"]))

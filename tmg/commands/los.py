@@ -17,7 +17,7 @@ from geom.model import Marker, Model, Unit
 from geom.sight import SightContext, unit_sight
 from tmg import refs
 
-from ._common import add_file, load, resolve, witness_line
+from ._common import add_file, distance_arg, load, resolve, witness_line
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -26,7 +26,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
     add_file(p)
     p.add_argument("a", metavar="A", help="UNIT/MODEL or UNIT (the one looking / attacking)")
     p.add_argument("b", metavar="B", help="UNIT/MODEL, UNIT or marker/N (the target)")
-    p.add_argument("--range", type=float, metavar="R", dest="range",
+    p.add_argument("--range", type=distance_arg, metavar="R", dest="range",
                    help="weapon range: attackers are only those with a visible target within R")
     p.set_defaults(run=run, text=text)
     return p

@@ -60,7 +60,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         out["terrain_moved"] = [s.as_dict() for s in shifts]
     results = all_markers(bf, previous)
     out["markers"] = {str(mid): r.as_dict() for mid, r in results.items()}
+    # INTERFACE.md: "per marker id: contesting, supply" — the same objects also stand at the
+    # top level under each marker id, so both readings of the contract work.
+    out.update(out["markers"])
     return out
+
+
+def _after(s: str, prefix: str) -> str:
+    """`s` without `prefix` (the heading above it already says it)."""
+    return s[len(prefix):] if s.startswith(prefix) else s
 
 
 def text(r: dict[str, Any]) -> str:
@@ -76,8 +84,8 @@ def text(r: dict[str, Any]) -> str:
             units = ", ".join(m["contesting"][o]) or "-"
             s = sup[o]
             lines.append(f"  {o:<4} contesting: {units}  (supply {'?' if s is None else f'{s:g}'})")
-        lines.append(f"  {m['reason']}")
-        for uid, u in m["units"].items():
+        lines.append(f"  {_after(m['reason'], f'marker {mid}: ')}")
+        for u in m["units"].values():
             if u["contests"] or any(x["within"] for x in u["details"]["models"]):
-                lines.append(f"    {uid}: {u['reason']}")
+                lines.append(f"    {u['reason']}")  # the reason names its unit
     return "\n".join(lines)

@@ -19,7 +19,7 @@ from geom import placement as pl
 from geom.errors import TmgError
 from geom.model import Unit
 
-from ._common import add_file, load, parse_xy, resolve, resolve_model
+from ._common import add_file, distance_arg, load, parse_xy, resolve, resolve_model
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -28,7 +28,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
     add_file(p)
     p.add_argument("model", metavar="UNIT/MODEL", help="the leading model")
     p.add_argument("--to", metavar="X,Y", help="end point of the leading model's centre")
-    p.add_argument("--allowance", type=float, metavar="INCHES",
+    p.add_argument("--allowance", type=distance_arg, metavar="INCHES",
                    help="distance allowed (default: the unit's Speed, split Speed applied)")
     p.add_argument("--ignore", metavar="REF[,REF…]", default="",
                    help="models (UNIT/MODEL) or units to treat as absent")
@@ -37,7 +37,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--towards", metavar="UNIT", help="move directly towards a unit (§4.5)")
     g.add_argument("--away", metavar="UNIT", help="move directly away from a unit (§4.5)")
-    g.add_argument("--place", type=float, metavar="X", help="PLACE X instead of moving")
+    g.add_argument("--place", type=distance_arg, metavar="X", help="PLACE X instead of moving")
     g.add_argument("--deploy", nargs="?", const="entry", metavar="EDGE",
                    help="deploy from the entry edge (or south/north/west/east)")
     p.set_defaults(run=run, text=text)
@@ -110,7 +110,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def text(r: dict[str, Any]) -> str:
-    head = f'{r["model"]} -> {r["to"]}: {"LEGAL" if r["legal"] else "not legal"} ({r["rule"]})'
+    to = r.get("to")
+    where = f"({to[0]:g}, {to[1]:g})" if to else "no end found"
+    head = f'{r["model"]} -> {where}: {"LEGAL" if r["legal"] else "not legal"} ({r["rule"]})'
     lines = [head, f'  {r["reason"]}']
     if r.get("path_length") is not None:
         allow = r.get("allowance")

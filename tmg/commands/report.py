@@ -93,13 +93,15 @@ def text(r: dict[str, Any]) -> str:
     if r["engagement"]:
         lines += ["", "engagement (§7.2):"]
         for e in r["engagement"]:
-            lines.append(f'  {e["a"]} - {e["b"]}: {"engaged" if e["engaged"] else "not engaged"}'
-                         f' ({e["reason"]})')
+            lines.append(f'  {e["a"]} - {e["b"]}: {"engaged" if e["engaged"] else "not engaged"}')
+            lines.append(f'    {e["rule"]}: {e["reason"]}')
     lines += ["", "coherency (§4.4):"]
     for c in r["coherency"]:
         lines.append(f'  {c["reason"]}')
+        for f in c["failures"]:
+            lines.append(f'    {f["model"]}: {f["reason"]}')
     if r["markers"]:
         lines += ["", "mission markers (§8.9.1):"]
-        for mid, m in r["markers"].items():
-            lines.append(f'  marker {mid}: {m["reason"]}')
+        for m in r["markers"].values():
+            lines.append(f'  {m["reason"]}')  # the reason names its marker
     return "\n".join(lines)

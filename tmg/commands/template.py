@@ -56,7 +56,7 @@ def load_with_templates(file: str) -> tuple[Battlefield, dict[str, T.TemplateSha
     The table is taken out before the document goes to the scenario loader, so this works whether
     or not the loader knows the key."""
     p = Path(file)
-    if not p.exists() and "/" not in file and p.suffix == "":
+    if not file.strip() or scenario.is_official_name(file):
         return scenario.load(file), None  # an official layout or card: no [templates]
     doc = scenario.read_document(p)
     raw = None

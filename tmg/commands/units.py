@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from geom.errors import TmgError
 from tmg import catalogue
+
+from ._common import base_words
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -27,9 +30,22 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                       for u in catalogue.units()]}
 
 
+def _value(v: Any) -> str:
+    """One catalogue field for a reader: lists of words joined, structures as JSON."""
+    if v is None or v == "" or v == []:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, list) and all(isinstance(x, str | int | float) for x in v):
+        return ", ".join(str(x) for x in v)
+    if isinstance(v, list | dict):
+        return json.dumps(v, ensure_ascii=False)
+    return str(v)
+
+
 def text(r: dict[str, Any]) -> str:
     if "unit" in r:
-        u = r["unit"]
-        return "\n".join(f"{k}: {v}" for k, v in u.items())
-    return "\n".join(f'{u["id"]:<24} {u["name"]:<26} {u["name_ko"] or "":<14} base {u["base_mm"]}'
-                     f' mm, Size {u["size"]}, speed {u["speed"]}' for u in r["units"])
+        return "\n".join(f"{k}: {_value(v)}" for k, v in r["unit"].items())
+    return "\n".join(f'{u["id"]:<24} {u["name"]:<26} {u["name_ko"] or "":<14} '
+                     f'base {base_words(u["base_mm"])}, Size {_value(u["size"])}, '
+                     f'speed {_value(u["speed"])}' for u in r["units"])
