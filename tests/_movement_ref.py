@@ -19,6 +19,23 @@ from geom import bases
 from geom.model import Battlefield, Unit
 
 
+def dijkstra(adj: dict[int, list[tuple[int, float]]], source: int, target: int) -> float | None:
+    """Plain Dijkstra over an adjacency list: the shortest distance, or None if unreachable."""
+    dist: dict[int, float] = {source: 0.0}
+    heap: list[tuple[float, int]] = [(0.0, source)]
+    while heap:
+        du, u = heapq.heappop(heap)
+        if u == target:
+            return du
+        if du > dist.get(u, math.inf):
+            continue
+        for v, wv in adj.get(u, ()):
+            nd = du + wv
+            if nd < dist.get(v, math.inf):
+                dist[v] = nd
+                heapq.heappush(heap, (nd, v))
+    return None
+
 def zones(bf: Battlefield, unit: Unit, ignore: tuple[str, ...] = ()) -> list[tuple[Any, float]]:
     c = unit.gap_clearance / 2
     out: list[tuple[Any, float]] = []
@@ -166,20 +183,7 @@ def grid_path_length(bf: Battlefield, unit: Unit, start, goal, h: float = 0.1,
                 adj.setdefault(j, []).append((node, dd))
     if clear_geoms(np.array([LineString([start, goal])]))[0]:
         return math.dist(start, goal)
-    dist: dict[int, float] = {S: 0.0}
-    heap: list[tuple[float, int]] = [(0.0, S)]
-    while heap:
-        du, u = heapq.heappop(heap)
-        if u == G:
-            return du
-        if du > dist.get(u, math.inf):
-            continue
-        for v, wv in adj.get(u, ()):
-            nd = du + wv
-            if nd < dist.get(v, math.inf):
-                dist[v] = nd
-                heapq.heappush(heap, (nd, v))
-    return None
+    return dijkstra(adj, S, G)
 
 
 def visibility_path_length(bf: Battlefield, unit: Unit, start, goal, *, outer: bool,
@@ -221,17 +225,4 @@ def visibility_path_length(bf: Battlefield, unit: Unit, start, goal, *, outer: b
     for a, b, ww in zip(iu.tolist(), ju.tolist(), w.tolist(), strict=False):
         adj.setdefault(a, []).append((b, ww))
         adj.setdefault(b, []).append((a, ww))
-    dist = {0: 0.0}
-    heap = [(0.0, 0)]
-    while heap:
-        d, u = heapq.heappop(heap)
-        if u == 1:
-            return d
-        if d > dist.get(u, math.inf):
-            continue
-        for v, ww in adj.get(u, ()):
-            nd = d + ww
-            if nd < dist.get(v, math.inf):
-                dist[v] = nd
-                heapq.heappush(heap, (nd, v))
-    return None
+    return dijkstra(adj, 0, 1)

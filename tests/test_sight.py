@@ -10,8 +10,9 @@ import math
 import pytest
 from shapely.geometry import Polygon, box
 
-from geom.model import Base, Battlefield, Marker, Model, Table, TerrainPiece, Unit
+from geom.model import Base, Marker, Model, TerrainPiece
 from geom.sight import SightContext, line_of_sight, unit_sight
+from tests.factories import battlefield_of
 from tmg.cli import main
 
 MARINE = Base.from_mm(32)
@@ -23,12 +24,7 @@ def model(mid, x, y, size=2, unit=None, owner="red", **kw):
 
 
 def field(pieces, models, markers=()):
-    units: dict[str, list[Model]] = {}
-    for m in models:
-        units.setdefault(m.unit, []).append(m)
-    us = tuple(Unit(uid, ms[0].owner, ms[0].size, tuple(ms), ms[0].base, flying=ms[0].flying)
-               for uid, ms in units.items())
-    return Battlefield(Table(54, 36), tuple(pieces), us, tuple(markers))
+    return battlefield_of(pieces, models, markers)
 
 
 def los(pieces, a, b, markers=()):

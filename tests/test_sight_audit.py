@@ -13,8 +13,9 @@ import json
 import pytest
 from shapely.geometry import Polygon, box
 
-from geom.model import Base, Battlefield, Marker, Model, Table, TerrainPiece, Unit
+from geom.model import Base, Marker, Model, TerrainPiece
 from geom.sight import SightContext, line_of_sight, unit_sight
+from tests.factories import battlefield_of
 from tmg.cli import main
 
 R = 16 / 25.4  # radius of a 32 mm base
@@ -26,13 +27,8 @@ def mk(mid: str, x: float, y: float, size: int = 2, unit: str | None = None, **k
                       base=kw.pop("base", M32), size=size, **kw)
 
 
-def table(pieces, models, markers=()) -> Battlefield:
-    units: dict[str, list[Model]] = {}
-    for m in models:
-        units.setdefault(m.unit, []).append(m)
-    us = tuple(Unit(u, ms[0].owner, ms[0].size, tuple(ms), ms[0].base, flying=ms[0].flying)
-               for u, ms in units.items())
-    return Battlefield(Table(54, 36), tuple(pieces), us, tuple(markers))
+def table(pieces, models, markers=()):
+    return battlefield_of(pieces, models, markers)
 
 
 def sight(pieces, a, b, markers=()):
