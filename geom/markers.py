@@ -64,15 +64,8 @@ def marker_level(bf: Battlefield, marker: Marker) -> str:
 
 
 def is_structure(unit: Unit) -> bool:
-    """STRUCTURE keyword: from the unit's tags, or its catalogue entry."""
-    if "structure" in unit.tags:
-        return True
-    if unit.type is None:
-        return False
-    from tmg import catalogue  # the catalogue knows which unit cards are structures
-
-    entry = catalogue.find(unit.type)
-    return bool(entry and entry.get("structure"))
+    """STRUCTURE keyword: the unit's ability (from its card or the scenario) or combat tag."""
+    return unit.structure
 
 
 def _coherency(bf: Battlefield, unit: Unit) -> Verdict:

@@ -31,6 +31,18 @@ Point = tuple[float, float]
 TERRAIN_KINDS = ("solid", "grass", "ramp", "token", "force-field")
 OWNERS = ("red", "blue")
 
+# Unit-card abilities that change geometry (GEOMETRY-RULES §6, §7, §11). Rules ask a unit
+# `unit.has(SQUADRON)`; nothing is keyed on a unit's name. The catalogue gives each card's list
+# with its source; a scenario may override it per unit.
+SQUADRON = "squadron"            # 편대: coherency distance 4" instead of 3" (§4.4)
+RAPTOR_VARIANT = "raptor-variant"  # 랩터 변종: crosses impassable terrain up to Size 4,
+#                                    changes elevation without access points (not force fields)
+LARGE = "large"                  # 대형: never a gap under 3"; Size-0/1 pieces it crosses go
+STRUCTURE = "structure"          # STRUCTURE: never contests mission markers (§8.9.1)
+ABILITIES = (SQUADRON, RAPTOR_VARIANT, LARGE, STRUCTURE)
+COHERENCY_DISTANCE = 3.0         # §4.4
+SQUADRON_COHERENCY_DISTANCE = 4.0
+
 
 def inches(mm: float) -> float:
     return mm / MM_PER_INCH
@@ -221,6 +233,29 @@ class Unit:
     leading: str | None = None
     type: str | None = None
     name: str | None = None
+    abilities: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        # `large` is kept as a field (scenario files and callers use it) and as an ability;
+        # the two always agree.
+        abilities = frozenset(self.abilities)
+        if self.large:
+            abilities |= {LARGE}
+        object.__setattr__(self, "abilities", abilities)
+        object.__setattr__(self, "large", LARGE in abilities)
+
+    def has(self, ability: str) -> bool:
+        return ability in self.abilities
+
+    @property
+    def coherency_distance(self) -> float:
+        """§4.4: 3"; 4" for a unit with Squadron (편대)."""
+        return SQUADRON_COHERENCY_DISTANCE if SQUADRON in self.abilities else COHERENCY_DISTANCE
+
+    @property
+    def structure(self) -> bool:
+        """The STRUCTURE keyword, as an ability or a combat tag."""
+        return STRUCTURE in self.abilities or STRUCTURE in self.tags
 
     @property
     def burrowed(self) -> bool:

@@ -16,6 +16,8 @@ from typing import Any
 import shapely
 from shapely.geometry import LineString, Polygon, box
 
+from formats.fields import Ctx
+from formats.terrain import parse_terrain
 from geom.errors import TmgError
 from geom.model import Battlefield, Deployment, Marker, Table, TerrainPiece, marker_colour
 
@@ -61,9 +63,7 @@ def load_layout(layout_id: str) -> LayoutData:
     if doc is None:
         known = ", ".join(layout_ids()) or "none installed"
         raise TmgError(f"unknown map layout {layout_id!r} (known: {known})")
-    from tmg.scenario import _Ctx, parse_terrain  # one parser for layout and scenario terrain
-
-    ctx = _Ctx(f"maps/data/layouts/{layout_id}.json")
+    ctx = Ctx(f"maps/data/layouts/{layout_id}.json")
     pieces = []
     for i, e in enumerate(doc["terrain"]):
         entry = {k: v for k, v in e.items() if k in (

@@ -1,4 +1,4 @@
-"""Checks of the built-in unit catalogue data file itself (tmg/data/units.json).
+"""Checks of the built-in unit catalogue data file itself (scenario/data/units.json).
 
 These tests read the JSON directly (no loader code), so they pin down the data: the schema,
 that every entry is complete or explicitly marked unknown, and known facts from the cards.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[1] / "tmg" / "data" / "units.json"
+DATA = Path(__file__).resolve().parents[1] / "scenario" / "data" / "units.json"
 
 REQUIRED_KEYS = {
     "id", "name", "name_ko", "faction", "base_mm", "size", "speed", "tags", "flying", "large",

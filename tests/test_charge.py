@@ -14,8 +14,8 @@ from shapely.geometry import LineString, Point, box
 
 from geom.charge import charge, check_end, roll_table
 from geom.model import Base, Battlefield, Model, Table, TerrainPiece, Unit
+from scenario import load
 from tests.test_engagement import brute_clear, witness_ok
-from tmg.scenario import load
 
 # ---------------------------------------------------------------- independent checker
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
+import scenario
 from geom.errors import TmgError
 from maps import deployment_ids, deployment_info, layout_ids
-from tmg import scenario
 from tmg.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,16 +6,18 @@ import pkgutil
 
 import pytest
 
+import formats
 import geom
 import maps
+import scenario
 import tmg
 
 MODULES = sorted(
     f"{pkg.__name__}.{m.name}"
-    for pkg in (geom, maps, tmg)
+    for pkg in (geom, formats, maps, scenario, tmg)
     for m in pkgutil.iter_modules(pkg.__path__)
     if not m.ispkg and not m.name.startswith("_")
-) + ["geom", "maps"]
+) + ["geom", "maps", "scenario"]
 
 
 @pytest.mark.parametrize("name", MODULES)

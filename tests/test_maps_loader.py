@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import LineString, Point
 
+import scenario
 from geom.errors import TmgError
 from maps import (
     battlefield_by_name,
@@ -31,9 +32,8 @@ from maps import (
     quarters,
     zone_of_influence,
 )
-from tmg import scenario
+from scenario import parse_document
 from tmg.cli import main
-from tmg.scenario import parse_document
 
 LAYOUTS = [f"standard-{i}" for i in range(1, 7)] + [f"skirmish-{i}" for i in range(1, 4)]
 CARDS = ["gauntlet", "typhoon", "acropolis", "breach", "proving-grounds", "abandoned-camp",

@@ -19,6 +19,8 @@ from shapely.geometry import box
 
 from geom.markers import all_markers, contests, decide_control, marker_control
 from geom.model import Base, Battlefield, Marker, Model, Table, TerrainPiece, Unit
+from scenario import catalogue
+from scenario.units import catalogue_abilities
 from tmg.cli import main
 
 EX = Path(__file__).resolve().parent.parent / "examples"
@@ -28,12 +30,12 @@ MK = Marker(5, (27, 18), "neutral")
 
 
 def unit(uid, owner, pts, *, size=1, mm=32.0, supply=1.0, flying=False, statuses=(),
-         tags=(), type=None):
+         tags=(), type=None, abilities=()):
     b = Base.from_mm(mm)
     ms = tuple(Model.make(str(i + 1), unit=uid, owner=owner, at=p, base=b, size=size,
                           flying=flying, burrowed="burrowed" in statuses) for i, p in enumerate(pts))
     return Unit(uid, owner, size, ms, b, tags=tuple(tags), flying=flying, supply=supply,
-                statuses=tuple(statuses), type=type)
+                statuses=tuple(statuses), type=type, abilities=frozenset(abilities))
 
 
 def bf_with(*units, terrain=(), markers=(MK,)):
@@ -82,7 +84,9 @@ def test_out_of_coherency_units_never_contest():
 def test_structures_never_contest():
     u = unit("turret", "red", [at_gap(0.5)], tags=("structure",))
     assert not contests(bf_with(u), u, MK).ok
-    drone = unit("pdd", "red", [at_gap(0.5)], type="point-defense-drone")  # catalogue STRUCTURE
+    card = catalogue.find("point-defense-drone")  # the catalogue says STRUCTURE
+    drone = unit("pdd", "red", [at_gap(0.5)], type="point-defense-drone",
+                 abilities=catalogue_abilities(card))
     v = contests(bf_with(drone), drone, MK)
     assert not v.ok and "STRUCTURE" in v.reason
 
@@ -292,7 +296,7 @@ def test_cli_fix_terrain_on_the_tournament_example(capsys):
 
 
 def test_all_markers_matches_one_by_one():
-    bf = __import__("tmg.scenario", fromlist=["load"]).load(EX / "markers-contest.toml")
+    bf = __import__("scenario").load(EX / "markers-contest.toml")
     everything = all_markers(bf, {2: "red"})
     for mid, r in everything.items():
         one = marker_control(bf, bf.marker(mid), {2: "red"}.get(mid))

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import scenario
 from geom.errors import TmgError
-from tmg import scenario
+from scenario import ScenarioError, parse_document
 from tmg.cli import main
-from tmg.scenario import ScenarioError, parse_document
 
 GOOD = {
     "format": "tmg-scenario/1",

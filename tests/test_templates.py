@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+import scenario
 from geom import templates as T
 from geom.errors import TmgError
 from geom.model import Battlefield, Ellipse
-from tmg import scenario
 from tmg.cli import main as cli_main
 
 R32 = 32 / 25.4 / 2  # radius of a 32 mm base

@@ -22,9 +22,10 @@ import shapely
 from shapely.geometry import Point as SPoint
 
 import maps
+import scenario
 from geom.errors import TmgError
 from geom.model import Base, Battlefield, Model, Table, Unit
-from tmg import cli, scenario
+from tmg import cli
 from viewer import overlays, style
 from viewer.layout import frame_for_width
 from viewer.scene import Stroke, build_scene

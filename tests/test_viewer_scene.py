@@ -18,9 +18,9 @@ from shapely.geometry import Point as SPoint
 from shapely.geometry import box
 
 import maps
+import scenario
 from geom.errors import TmgError
 from geom.model import Base, Battlefield, Marker, Model, Table, TerrainPiece, Unit
-from tmg import scenario
 from viewer import interact, layout, overlays, picking, png, scene, style
 from viewer.layout import Camera, frame_for_width, frame_for_window
 from viewer.scene import Area, Stroke, Text, Transform, build_scene
@@ -306,7 +306,7 @@ def test_tape_ends_are_a_shortest_segment():
     bf = scenario.load("examples/ridge-dispute.toml")
     cases = [("marines/m1", "zerglings/1"), ("hydras/h1", "marker/5"), ("marines", "terrain/wall"),
              ("hydras/h2", "40,5"), ("hydras/h1", "hydras/h2")]
-    from tmg import refs
+    from scenario import refs
     for a, b in cases:
         x, y = refs.resolve(bf, a), refs.resolve(bf, b)
         layer = overlays.Measure(x, y).build(bf)

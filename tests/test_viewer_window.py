@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import scenario
 from geom.errors import TmgError
 from geom.model import Battlefield, Table
-from tmg import scenario
 from viewer import interact, overlays, style
 from viewer.interact import Viewer
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import scenario
 from geom.errors import TmgError
 from geom.model import Battlefield, Marker, Model, Unit
-from tmg import refs, scenario
+from scenario import refs
 
 from . import overlays as ov
 

@@ -70,7 +70,7 @@ def available(name: str) -> bool:
 
 
 def label(x: Any) -> str:
-    from tmg import refs
+    from scenario import refs
     return refs.label(x)
 
 

@@ -6,9 +6,10 @@ import argparse
 import math
 from typing import Any
 
+import scenario
 from geom.errors import TmgError
 from geom.model import Battlefield, Model
-from tmg import refs, scenario
+from scenario import refs
 
 
 def add_file(p: argparse.ArgumentParser, help: str = "scenario file, layout or card name") -> None:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from geom import distance as dist
-from tmg import refs
+from scenario import refs
 
 from ._common import add_file, distance_arg, load, resolve
 

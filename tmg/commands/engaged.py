@@ -9,7 +9,7 @@ from geom.close_combat import all_ranks
 from geom.engagement import base_gap, engaged_pairs, models_engaged, units_engaged
 from geom.errors import TmgError
 from geom.model import Model, Unit
-from tmg import refs
+from scenario import refs
 
 from ._common import add_file, load, resolve, witness_line
 

@@ -15,7 +15,7 @@ from typing import Any
 from geom.errors import TmgError
 from geom.model import Marker, Model, Unit
 from geom.sight import SightContext, unit_sight
-from tmg import refs
+from scenario import refs
 
 from ._common import add_file, distance_arg, load, resolve, witness_line
 

@@ -15,10 +15,10 @@ from typing import Any
 import shapely
 from shapely.geometry import Point as SPoint
 
+import scenario
 from geom import templates as T
 from geom.errors import TmgError
 from geom.model import Battlefield
-from tmg import scenario
 
 from ._common import add_file, parse_xy, resolve_model
 

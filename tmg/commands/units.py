@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from geom.errors import TmgError
-from tmg import catalogue
+from scenario import catalogue
 
 from ._common import base_words
 

@@ -1,4 +1,4 @@
-"""The built-in unit catalogue (`tmg/data/units.json`): every unit card of the rulebook with
+"""The built-in unit catalogue (`scenario/data/units.json`): every unit card of the rulebook with
 its stats and the source of each figure. Unknown figures are null, never invented.
 
 >>> find("Marine")["base_mm"]
@@ -15,7 +15,7 @@ from typing import Any
 
 @cache
 def _doc() -> dict[str, Any]:
-    res = resources.files("tmg").joinpath("data", "units.json")
+    res = resources.files("scenario").joinpath("data", "units.json")
     if not res.is_file():
         return {"units": []}
     return json.loads(res.read_text(encoding="utf-8"))

@@ -1,0 +1,255 @@
+"""Scenario files (the project's docs/interface.md): TOML or JSON in, a validated
+`geom.model.Battlefield` out.
+
+Every problem ends as one `ScenarioError` naming the file, the object and the field; nothing is
+guessed. Layout and deployment names are resolved through `maps`, whose pieces a scenario's own
+`[[terrain]]` entries add to or replace (same id), and whose markers `[[marker]]` entries replace.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import shapely
+from shapely.geometry import Point as SPoint
+
+from formats.fields import MAX_TABLE, Ctx, FormatError, fields, listof, number, string
+from formats.terrain import parse_terrain
+from geom import bases
+from geom.elevation import piece_effective_size, standing_piece
+from geom.errors import TmgError
+from geom.model import TOLERANCE, Battlefield, Deployment, Marker, Model, Table, TerrainPiece, Unit
+
+from .units import parse_marker, parse_unit
+
+FORMAT = "tmg-scenario/1"
+TOP_FIELDS = {"format", "name", "description", "table", "terrain", "unit", "marker",
+              "templates"}
+TABLE_FIELDS = {"width", "depth", "layout", "deployment"}
+
+ScenarioError = FormatError  # bad scenario input: names the file, the object and the field
+
+
+def _check_markers(bf: Battlefield, err: Callable[[str | None, str | None, str], Exception]
+                   ) -> None:
+    t = bf.table
+    for m in bf.markers:
+        r = m.ellipse.a
+        x, y = m.at
+        if x - r < -TOLERANCE or y - r < -TOLERANCE or x + r > t.width + TOLERANCE \
+                or y + r > t.depth + TOLERANCE:
+            raise err(f"marker {m.id}", "at", f"the marker at ({x:g}, {y:g}) is not wholly on "
+                      f"the {t.width:g}x{t.depth:g} table")
+
+
+# --------------------------------------------------------------------------- whole file
+
+def _base_extent(m: Model) -> tuple[float, float]:
+    e = m.ellipse
+    c, s = math.cos(e.theta), math.sin(e.theta)
+    return (math.sqrt((e.a * c) ** 2 + (e.b * s) ** 2), math.sqrt((e.a * s) ** 2 + (e.b * c) ** 2))
+
+
+def check_battlefield(bf: Battlefield, err: Callable[[str | None, str | None, str],
+                                                     Exception]) -> None:
+    """The placement checks of INTERFACE.md: stacking, bases on the table, no overlaps."""
+    ids = {p.id for p in bf.terrain}
+    for p in bf.terrain:
+        if p.on is not None and p.on not in ids:
+            raise err(f"terrain {p.id!r}", "on", f"no terrain piece {p.on!r}")
+    for p in bf.terrain:
+        try:
+            piece_effective_size(bf, p)
+        except TmgError:
+            raise err(f"terrain {p.id!r}", "on", "stacking cycle") from None
+    t = bf.table
+    models = list(bf.models())
+    for m in models:
+        if m.base.long > max(t.width, t.depth):
+            raise err(f"unit {m.unit!r} model {m.id!r}", "at", f"a base {m.base.long:g}\" long "
+                      f"does not fit on the {t.width:g}x{t.depth:g} table")
+        ex, ey = _base_extent(m)
+        x, y = m.at
+        if x - ex < -TOLERANCE or y - ey < -TOLERANCE or x + ex > t.width + TOLERANCE \
+                or y + ey > t.depth + TOLERANCE:
+            raise err(f"unit {m.unit!r} model {m.id!r}", "at",
+                      f"base at ({x:g}, {y:g}) is not wholly on the {t.width:g}x{t.depth:g} table")
+    if models:
+        centres = shapely.points([m.at for m in models])
+        tree = shapely.STRtree(centres)
+        reach = max(m.base.long for m in models)
+        for i, m in enumerate(models):
+            for j in tree.query(SPoint(m.at).buffer(reach)):
+                if j <= i:
+                    continue
+                o = models[j]
+                if _overlap(m, o):
+                    raise err(f"unit {o.unit!r} model {o.id!r}", "at",
+                              f"base overlaps model {m.unit}/{m.id}")
+    for m in models:
+        if m.flying:
+            continue  # a flying stand's foot may stand by terrain it flies over (§2.3)
+        on = standing_piece(bf, m)
+        below: set[str] = set()
+        while on is not None:
+            below.add(on.id)
+            on = bf.piece(on.on) if on.on else None
+        for p in bf.terrain:
+            if not p.impassable or p.id in below:
+                continue
+            if bases.geometry_meets(m.ellipse, p.footprint.buffer(-TOLERANCE)):
+                raise err(f"unit {m.unit!r} model {m.id!r}", "at",
+                          f"base overlaps impassable terrain {p.id!r}")
+
+
+def _overlap(a: Model, b: Model) -> bool:
+    """Bases overlap by more than the tolerance (touching is fine)."""
+    if a.base.is_disc and b.base.is_disc:
+        return math.dist(a.at, b.at) < a.base.a + b.base.a - TOLERANCE
+    shrunk = replace(a.ellipse, a=a.ellipse.a - TOLERANCE, b=a.ellipse.b - TOLERANCE)
+    return bases.ellipse_distance(shrunk, b.ellipse) == 0.0
+
+
+def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
+    """Build a Battlefield from an already-parsed TOML/JSON document."""
+    ctx = Ctx(file)
+    doc = fields(ctx, "scenario", doc, TOP_FIELDS)
+    fmt = doc.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise ctx.err("scenario", "format", f"expected {FORMAT!r}, got {fmt!r}")
+    if "table" not in doc:
+        raise ctx.err("scenario", "table", "missing")
+    tab = fields(ctx, "table", doc["table"], TABLE_FIELDS)
+    layout_terrain: list[TerrainPiece] = []
+    deployment: Deployment | None = None
+    width = depth = None
+    layout_table: Table | None = None
+    if "layout" in tab:
+        name = string(ctx, "table", "layout", tab["layout"])
+        from maps import load_layout
+        try:
+            lay = load_layout(name)
+        except TmgError as exc:
+            raise ctx.err("table", "layout", exc.detail) from None
+        layout_terrain = list(lay.terrain)
+        layout_table = lay.table
+        width, depth = lay.table.width, lay.table.depth
+    if "deployment" in tab:
+        name = string(ctx, "table", "deployment", tab["deployment"])
+        from maps import load_deployment
+        try:
+            deployment = load_deployment(name)
+        except TmgError as exc:
+            raise ctx.err("table", "deployment", exc.detail) from None
+        width, depth = deployment.table.width, deployment.table.depth
+    if "width" in tab:
+        width = number(ctx, "table", "width", tab["width"], positive=True)
+    if "depth" in tab:
+        depth = number(ctx, "table", "depth", tab["depth"], positive=True)
+    if width is None or depth is None:
+        raise ctx.err("table", "width" if width is None else "depth",
+                      "missing (give width and depth, or a layout or deployment)")
+    for k, v in (("width", width), ("depth", depth)):
+        if v > MAX_TABLE:
+            raise ctx.err("table", k, f"{v:g}\" is more than the {MAX_TABLE:g}\" this tool "
+                          "accepts")
+    if deployment is not None and layout_table is not None and \
+            deployment.table != layout_table:
+        raise ctx.err("table", "deployment", f"card {deployment.id!r} is for a "
+                      f"{deployment.table.width:g}x{deployment.table.depth:g} table, the layout "
+                      f"for a {layout_table.width:g}x{layout_table.depth:g} table")
+    if layout_table is not None and (layout_table.width, layout_table.depth) != (width, depth):
+        raise ctx.err("table", "layout", f"layout is for a {layout_table.width:g}x"
+                      f"{layout_table.depth:g} table, not {width:g}x{depth:g}")
+    if deployment is not None and (deployment.table.width, deployment.table.depth) != \
+            (width, depth):
+        raise ctx.err("table", "deployment", f"card {deployment.id!r} is for a "
+                      f"{deployment.table.width:g}x{deployment.table.depth:g} table")
+
+    if "templates" in doc:
+        # Template sizes (§10) are weapon data, not table data: validated here, read by
+        # `tmg template` through geom.templates.shapes_from_table.
+        from geom.templates import shapes_from_table
+        try:
+            shapes_from_table(doc["templates"], file)
+        except TmgError as exc:
+            raise ctx.err(exc.obj, exc.field, exc.detail) from None
+
+    terrain: dict[str, TerrainPiece] = {p.id: p for p in layout_terrain}
+    own: set[str] = set()
+    for i, e in enumerate(listof(ctx, None, "terrain", doc.get("terrain", []))):
+        parsed = parse_terrain(ctx, e, i)
+        pid = parsed if isinstance(parsed, str) else parsed.id
+        if pid in own:
+            raise ctx.err(f"terrain {pid!r}", "id", "duplicate id")
+        own.add(pid)
+        if isinstance(parsed, str):
+            if pid not in terrain:
+                raise ctx.err(f"terrain {pid!r}", "remove", "no such piece in the layout")
+            del terrain[pid]
+        else:
+            terrain[pid] = parsed
+    units: list[Unit] = []
+    for i, e in enumerate(listof(ctx, None, "unit", doc.get("unit", []))):
+        u = parse_unit(ctx, e, i)
+        if any(v.id == u.id for v in units):
+            raise ctx.err(f"unit {u.id!r}", "id", "duplicate id")
+        units.append(u)
+    markers: dict[int, Marker] = {m.id: m for m in (deployment.markers if deployment else ())}
+    own_markers: set[int] = set()
+    for i, e in enumerate(listof(ctx, None, "marker", doc.get("marker", []))):
+        m = parse_marker(ctx, e, i)
+        if m.id in own_markers:
+            raise ctx.err(f"marker {m.id}", "id", "duplicate id")
+        own_markers.add(m.id)
+        markers[m.id] = m
+    name = doc.get("name")
+    bf = Battlefield(table=Table(width, depth), terrain=tuple(terrain.values()),
+                     units=tuple(units), markers=tuple(sorted(markers.values(), key=lambda m: m.id)),
+                     deployment=deployment,
+                     name=string(ctx, "scenario", "name", name) if name is not None else None)
+    check_battlefield(bf, ctx.err)
+    _check_markers(bf, ctx.err)
+    return bf
+
+
+def read_document(path: str | Path) -> Any:
+    p = Path(path)
+    try:
+        text = p.read_bytes()
+    except OSError as exc:
+        raise ScenarioError(f"cannot read file ({exc.strerror})", file=str(path)) from None
+    try:
+        if p.suffix.lower() == ".json":
+            return json.loads(text.decode("utf-8"))
+        if p.suffix.lower() == ".toml":
+            return tomllib.loads(text.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"not valid {p.suffix[1:].upper()}: {exc}", file=str(path)) from None
+    raise ScenarioError("unknown file type (use .toml or .json)", file=str(path))
+
+
+def is_official_name(path: str | Path) -> bool:
+    """A bare word that is no file: an official layout or card name (a folder of that name in
+    the working directory is no scenario either, so it does not hide the name)."""
+    p = Path(path)
+    return (not p.exists() or p.is_dir()) and "/" not in str(path) and p.suffix == "" \
+        and bool(str(path).strip())
+
+
+def load(path: str | Path) -> Battlefield:
+    """Load a scenario file, or an official layout / deployment card by name."""
+    if not str(path).strip():
+        raise ScenarioError("no scenario given (a .toml or .json file, or an official layout or "
+                            "deployment card name: see `tmg layouts`)")
+    p = Path(path)
+    if is_official_name(path):
+        from maps import battlefield_by_name
+        return battlefield_by_name(str(path))
+    return parse_document(read_document(p), str(path))
