@@ -306,6 +306,17 @@ class TerrainPiece:
     label: str | None = None
 
     @property
+    def ref(self) -> str:
+        """How every output names the piece: the command-line reference `terrain/ID`."""
+        return f"terrain/{self.id}"
+
+    @property
+    def title(self) -> str:
+        """The piece as text and pictures name it: its label, then its reference
+        (`Wall Set 2 (terrain/standard-1/12)`), or the reference alone."""
+        return f"{self.label} ({self.ref})" if self.label else self.ref
+
+    @property
     def grass(self) -> bool:
         return self.kind == "grass"
 
