@@ -6,15 +6,13 @@ and moved into place with `os.replace`, so a dispute picture is never left half-
 
 from __future__ import annotations
 
-import os
 import struct
-import tempfile
 import zlib
 from pathlib import Path
 
 import numpy as np
 
-from geom.errors import TmgError
+from formats.atomic import write_bytes
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -35,28 +33,6 @@ def encode(rgb: np.ndarray) -> bytes:
             + _chunk(b"IDAT", zlib.compress(raw.tobytes(), 6)) + _chunk(b"IEND", b""))
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def write(path: str | Path, rgb: np.ndarray) -> None:
-    """Write atomically: temporary file beside the target, then os.replace."""
-    target = Path(path)
-    data = encode(rgb)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise TmgError(f"cannot write {target}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a picture is for sharing
-        os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise TmgError(f"cannot write {target}: {exc.strerror or exc}") from None
+    """Write atomically (temporary file beside the target, then a rename)."""
+    write_bytes(path, encode(rgb))
