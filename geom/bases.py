@@ -1,4 +1,4 @@
-"""Exact geometry of bases: discs and ovals (ellipses), as GEOMETRY-RULES §0 and §3 need it.
+"""Exact geometry of bases: discs and ovals (ellipses), for distances (rulebook §4.1, §4.2).
 
 Guarantees, per function:
 - disc answers are closed forms (exact to rounding);
@@ -40,6 +40,12 @@ def boundary_points(e: Ellipse, t: np.ndarray) -> np.ndarray:
     c, s = math.cos(e.theta), math.sin(e.theta)
     x, y = e.a * np.cos(t), e.b * np.sin(t)
     return np.column_stack((e.cx + c * x - s * y, e.cy + s * x + c * y))
+
+
+def half_extents(e: Ellipse) -> tuple[float, float]:
+    """Half width and half depth of the base along the table's axes (exact for an ellipse)."""
+    c, s = math.cos(e.theta), math.sin(e.theta)
+    return math.sqrt((e.a * c) ** 2 + (e.b * s) ** 2), math.sqrt((e.a * s) ** 2 + (e.b * c) ** 2)
 
 
 def to_local(e: Ellipse, pts: np.ndarray) -> np.ndarray:

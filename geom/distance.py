@@ -1,4 +1,4 @@
-"""Distances, WITHIN and WHOLLY WITHIN (GEOMETRY-RULES §3; rulebook §4.1, §4.2).
+"""Distances, WITHIN and WHOLLY WITHIN (rulebook §4.1, §4.2).
 
 Distance between two objects is the shortest distance between their bases, measured
 horizontally (touching = 0"). Any of these can be measured: models, units (nearest model),

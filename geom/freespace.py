@@ -1,157 +1,39 @@
-"""Free space for a leading model's centre (GEOMETRY-RULES §6; rulebook §4.3, §4.6, §8.5.3,
-FAQ "측정과 이동").
+"""The free space of a leading model's centre: where it may be while moving (rulebook §4.3,
+§4.6, §8.5.3).
 
-What stops a moving GROUND leading model, as obstacles for its centre ("movement obstacles"):
+The free space is the table box (the centre stays a clearance `c` inside the table edges) less
+the clearance zones of the movement obstacles (`geom.obstacles`). It is bounded by straight
+offsets of core edges and by arcs of "corner circles" (radius ρ around each convex core vertex,
+or around a disc base's centre). Shortest paths in such a domain consist of segments tangent to
+corner circles and arcs along them (`geom.navgraph`).
 
-- terrain of Size 2+ that is not GRASS, minus its openings (archways, breaches: §4.6), and
-  minus any top standing on it with that top's access points (a roof is walked on, its ladder
-  climbed);
-- FORCE FIELD tokens, for units of Size ≤2 (Sentry card);
-- the edges of raised tops (FAQ: "the edge of high ground counts as impassable terrain for gap
-  purposes"), except where an access point covers the edge (§8.5.3: elevation changes only
-  through access points; ramps are entered and left only through their two access points);
-- bases of other units' models (§8.5.3), except flying bases (a ground model passes them as if
-  absent), burrowed models (passable), and whatever the caller lists in `ignore_models`;
-- the table edges.
-
-**Decision (GEOMETRY-RULES §6, §4.6 gap clearance):** the centre keeps at least half the
-required gap width, `c = gap/2` (0.5" for Size ≤2, 1.5" for Size ≥3 or LARGE), from every
-obstacle. A passage between two obstacles is then usable exactly when they are at least `gap`
-apart. Every obstacle is a *core* (a polygon, a polyline for a top's edge, or a point for a disc
-base) grown by a radius ρ (ρ = c; for a disc base ρ = c + base radius). Where this module speaks
-of the "clearance zone" of an obstacle it means the open set {x : dist(x, core) < ρ}.
-
-**Levels.** A standable piece is its own level ("top") when it is a ramp, has access points, or
-is of Size 2+. Its edge is a wall with gaps where access points lie, so the whole table is one
-plane: inside a top's edge is that top, outside is what lies below, and the two meet only through
-access points, whose width must pass the gap rule like any gap. A standable piece of Size ≤1
-without access points is not a level: it is crossed freely like any Size-0/1 terrain and cannot
-be ended on (`movement.end_position_ok`). Non-connected tops cannot be crossed (FAQ) because their
-edges are walls.
-
-**Exactness.** The free space is bounded by straight offsets of core edges and by arcs of
-"corner circles" (radius ρ around each convex core vertex, or around a disc base's centre).
-Shortest paths in such a domain consist of segments tangent to corner circles and arcs along
-them, so the tangent graph built here (nodes: tangent points; edges: free tangent segments and
-free arcs between consecutive nodes on a circle) contains the exact shortest path. Clearance of a
-segment is decided with GEOS distances (exact to floating point, tolerance `CLEAR_TOL`); the
-free parts of each circle are found exactly from its intersections with every other offset edge
-and corner circle. The only approximation is for OVAL bases, whose core is a circumscribed
-polygon (see `OVAL_SIDES`); `movement` certifies those cases with a lower bound.
+Guarantees: clearance of a point or segment is decided with GEOS distances (exact to floating
+point, tolerance `CLEAR_TOL`, so that a tangent segment touching its own circle is clear); the
+free and blocked parts of every corner circle (`ArcMap`) are found exactly from its
+intersections with every other offset edge and corner circle and with the table box.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
 from numpy.typing import NDArray
-from scipy.sparse import coo_matrix, csr_matrix
-from shapely.geometry import LinearRing, LineString, MultiLineString, Polygon
+from shapely.geometry import LinearRing, LineString, Polygon
 from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
 from shapely.geometry.polygon import orient
 
-from .model import Battlefield, Model, TerrainPiece, Unit
+from .obstacles import Obstacle
+from .obstacles import movement_obstacles as movement_obstacles  # geom.coherency imports it here
 
 TWO_PI = 2 * math.pi
 CLEAR_TOL = 1e-7  # a tangent segment touches its circle exactly; fp noise must not block it
-OVAL_SIDES = 96   # circumscribed polygon of an oval base: Hausdorff excess a·(sec(π/96) − 1)
 
 Arr = NDArray[np.float64]
-
-
-# --------------------------------------------------------------------------- obstacles
-
-@dataclass(frozen=True)
-class Obstacle:
-    """One movement obstacle: `core` grown by `rho`. `ref` names it for reasons."""
-
-    ref: str
-    core: BaseGeometry
-    rho: float
-    kind: str  # terrain | edge | force-field | model
-    exact: bool = True  # False: the core circumscribes an oval (see OVAL_SIDES)
-    inner: BaseGeometry | None = None  # inscribed core of an oval, for lower bounds
-
-
-def is_level(p: TerrainPiece) -> bool:
-    """A standable piece that is an elevation of its own (see module docstring)."""
-    return p.can_stand_on and (p.is_ramp or bool(p.access_points) or p.size >= 2)
-
-
-def all_access_points(bf: Battlefield) -> BaseGeometry | None:
-    polys = [a for p in bf.terrain for a in p.access_points]
-    return shapely.union_all(polys) if polys else None
-
-
-def level_edge(p: TerrainPiece, access: BaseGeometry | None) -> BaseGeometry:
-    """The wall a top's edge makes: its boundary minus every access point on it."""
-    edge = p.footprint.boundary
-    if access is not None:
-        edge = edge.difference(access)
-    if edge.is_empty:
-        return edge
-    if isinstance(edge, MultiLineString):
-        edge = shapely.line_merge(edge)
-    return edge
-
-
-def model_matches(m: Model, ignore: Collection[str]) -> bool:
-    return m.unit in ignore or m.ref in ignore
-
-
-def movement_obstacles(bf: Battlefield, unit: Unit, *, ignore_models: Collection[str] = (),
-                       include_terrain: bool = True, gap: float | None = None) -> list[Obstacle]:
-    """The obstacles a ground leading model of `unit` must keep `gap/2` away from (§4.3, §4.6).
-
-    Models of `unit` itself are never obstacles (the leading model passes its own unit).
-    """
-    c = (unit.gap_clearance if gap is None else gap) / 2
-    out: list[Obstacle] = []
-    if include_terrain:
-        access = all_access_points(bf)
-        # a piece holding up a top is walked on where the top lies, and climbed at the top's
-        # access points
-        held: dict[str, list[Polygon]] = {}
-        for top in bf.terrain:
-            if not is_level(top):
-                continue
-            below, seen = top.on, {top.id}
-            while below is not None and below not in seen and bf.has_piece(below):
-                seen.add(below)
-                held.setdefault(below, []).extend([top.footprint, *top.access_points])
-                below = bf.piece(below).on
-        for p in bf.terrain:
-            if is_level(p):
-                edge = level_edge(p, access)
-                if not edge.is_empty:
-                    out.append(Obstacle(f"edge/{p.id}", edge, c, "edge"))
-            elif p.kind == "force-field":
-                if unit.size <= 2:
-                    out.append(Obstacle(f"terrain/{p.id}", p.footprint, c, "force-field"))
-            elif p.impassable:
-                core: BaseGeometry = p.footprint
-                if p.openings:
-                    core = core.difference(shapely.union_all(list(p.openings)))
-                if p.id in held:
-                    core = core.difference(shapely.union_all(held[p.id]))
-                if not core.is_empty:
-                    out.append(Obstacle(f"terrain/{p.id}", core, c, "terrain"))
-    ignore = set(ignore_models)
-    for m in bf.models():
-        if m.unit == unit.id or m.burrowed or m.flying or model_matches(m, ignore):
-            continue
-        e = m.ellipse
-        if e.is_disc:
-            out.append(Obstacle(f"model/{m.ref}", SPoint(m.at), c + e.a, "model"))
-        else:
-            out.append(Obstacle(f"model/{m.ref}", e.polygon(OVAL_SIDES, outer=True), c, "model",
-                                exact=False, inner=e.polygon(OVAL_SIDES)))
-    return out
 
 
 # --------------------------------------------------------------------------- corner circles
@@ -509,175 +391,13 @@ class ArcMap:
         return self.free[i] | self.free[j]
 
 
-# --------------------------------------------------------------------------- tangents
-
-def point_tangents(C: Circles, p: tuple[float, float]) -> tuple[NDArray[np.int64], Arr, Arr]:
-    """Tangent points from p to every circle it lies outside: (circle, abs angle, point)."""
-    dx, dy = p[0] - C.x, p[1] - C.y
-    D = np.hypot(dx, dy)
-    ok = D > C.r + 1e-12
-    k = np.nonzero(ok)[0]
-    phi = np.arctan2(dy[k], dx[k])
-    a = np.arccos(np.clip(C.r[k] / D[k], -1, 1))
-    kk = np.concatenate([k, k])
-    th = np.concatenate([phi + a, phi - a])
-    pts = np.column_stack((C.x[kk] + C.r[kk] * np.cos(th), C.y[kk] + C.r[kk] * np.sin(th)))
-    return kk, th, pts
-
-
-def bitangents(C: Circles, i: NDArray[np.int64], j: NDArray[np.int64]) -> tuple[
-        NDArray[np.int64], NDArray[np.int64], Arr, Arr]:
-    """The (up to) four common tangents of circles i[k], j[k]: returns pair indices and the
-    tangent angles on each circle (absolute, radians)."""
-    dx, dy = C.x[j] - C.x[i], C.y[j] - C.y[i]
-    D = np.hypot(dx, dy)
-    psi = np.arctan2(dy, dx)
-    ri, rj = C.r[i], C.r[j]
-    out_i, out_j, ang_i, ang_j = [], [], [], []
-    outer = D > np.abs(ri - rj) + 1e-12
-    a = np.arccos(np.clip((ri - rj)[outer] / np.where(outer, D, 1)[outer], -1, 1))
-    for s in (1.0, -1.0):
-        n = psi[outer] + s * a
-        out_i.append(i[outer])
-        out_j.append(j[outer])
-        ang_i.append(n)
-        ang_j.append(n)
-    inner = D > ri + rj + 1e-12
-    a = np.arccos(np.clip((ri + rj)[inner] / np.where(inner, D, 1)[inner], -1, 1))
-    for s in (1.0, -1.0):
-        n = psi[inner] + s * a
-        out_i.append(i[inner])
-        out_j.append(j[inner])
-        ang_i.append(n)
-        ang_j.append(n + math.pi)
-    return (np.concatenate(out_i), np.concatenate(out_j), np.concatenate(ang_i),
-            np.concatenate(ang_j))
-
 
 def in_cone(C: Circles, k: NDArray[np.int64], theta: Arr) -> tuple[NDArray[np.bool_], Arr]:
+    """Is direction `theta` on circle k within the cone where the circle bounds its own zone?
+    Also the angle relative to the cone's start (clamped onto the cone)."""
     rel = rel_angle(theta, C.start[k])
     span = C.span[k]
     # angles a hair below 0 wrap to ~2π: fold them back onto the cone's start
     near_start = rel > TWO_PI - 1e-9
     rel = np.where(near_start, 0.0, rel)
     return (rel <= span + 1e-9), np.minimum(rel, span)
-
-
-# --------------------------------------------------------------------------- the graph
-
-@dataclass
-class TangentGraph:
-    """Static tangent graph of a free space: nodes are tangent points on corner circles."""
-
-    fs: FreeSpace
-    arcs: ArcMap
-    node_xy: Arr
-    node_circle: NDArray[np.int64]
-    node_rel: Arr
-    edges_u: NDArray[np.int64]
-    edges_v: NDArray[np.int64]
-    edges_w: Arr
-
-    @staticmethod
-    def build(fs: FreeSpace) -> TangentGraph:
-        C = fs.circles
-        arcs = ArcMap.build(fs)
-        K = len(C)
-        if K >= 2:
-            iu, ju = np.triu_indices(K, 1)
-            pi_, pj, ai, aj = bitangents(C, iu, ju)
-            ok_i, rel_i = in_cone(C, pi_, ai)
-            ok_j, rel_j = in_cone(C, pj, aj)
-            ok = ok_i & ok_j
-            pi_, pj = pi_[ok], pj[ok]
-            ai, aj, rel_i, rel_j = ai[ok], aj[ok], rel_i[ok], rel_j[ok]
-            P = np.column_stack((C.x[pi_] + C.r[pi_] * np.cos(ai),
-                                 C.y[pi_] + C.r[pi_] * np.sin(ai)))
-            Q = np.column_stack((C.x[pj] + C.r[pj] * np.cos(aj),
-                                 C.y[pj] + C.r[pj] * np.sin(aj)))
-            ok = fs.in_rect(P) & fs.in_rect(Q)
-            ok &= arcs.point_free(pi_, rel_i) & arcs.point_free(pj, rel_j)
-            sel = np.nonzero(ok)[0]
-            clear = fs.segments_clear(P[sel], Q[sel])
-            sel = sel[clear]
-            n = len(sel)
-            node_xy = np.vstack([P[sel], Q[sel]])
-            node_circle = np.concatenate([pi_[sel], pj[sel]])
-            node_rel = np.concatenate([rel_i[sel], rel_j[sel]])
-            seg_u = np.arange(n)
-            seg_v = np.arange(n) + n
-            seg_w = np.hypot(*(P[sel] - Q[sel]).T)
-        else:
-            node_xy = np.zeros((0, 2))
-            node_circle = np.zeros(0, dtype=np.int64)
-            node_rel = np.zeros(0)
-            seg_u = seg_v = np.zeros(0, dtype=np.int64)
-            seg_w = np.zeros(0)
-        g = TangentGraph(fs, arcs, node_xy, node_circle, node_rel, seg_u, seg_v, seg_w)
-        au, av, aw = g.arc_edges(node_circle, node_rel, np.zeros(len(node_rel), dtype=bool))
-        g.edges_u = np.concatenate([seg_u, au])
-        g.edges_v = np.concatenate([seg_v, av])
-        g.edges_w = np.concatenate([seg_w, aw])
-        return g
-
-    @property
-    def n_nodes(self) -> int:
-        return len(self.node_xy)
-
-    def arc_edges(self, circle: NDArray[np.int64], rel: Arr, query: NDArray[np.bool_],
-                  base: int = 0) -> tuple[NDArray[np.int64], NDArray[np.int64], Arr]:
-        """Arc edges between consecutive nodes on each circle (only pairs involving a query
-        node when any node is flagged as query). Node ids are `base + position`."""
-        if not len(circle):
-            z = np.zeros(0, dtype=np.int64)
-            return z, z, np.zeros(0)
-        C = self.fs.circles
-        order = np.lexsort((rel, circle))
-        c, r, q = circle[order], rel[order], query[order]
-        ids = order + base
-        same = c[1:] == c[:-1]
-        a, b = np.nonzero(same)[0], np.nonzero(same)[0] + 1
-        if query.any():
-            keep = q[a] | q[b]
-            a, b = a[keep], b[keep]
-        ok = self.arcs.arc_free(c[a], r[a], r[b])
-        us, vs, ws = [ids[a][ok]], [ids[b][ok]], [(C.r[c[a]] * (r[b] - r[a]))[ok]]
-        # wrap-around arcs on full circles: last node of each circle to its first
-        starts = np.concatenate([[0], np.nonzero(~same)[0] + 1])
-        ends = np.concatenate([np.nonzero(~same)[0], [len(c) - 1]])
-        wrap = C.span[c[starts]] >= TWO_PI - 1e-9
-        wrap &= ends > starts
-        s_, e_ = starts[wrap], ends[wrap]
-        if query.any():
-            keep = q[s_] | q[e_]
-            s_, e_ = s_[keep], e_[keep]
-        if len(s_):
-            okw = self.arcs.wrap_free(c[s_], r[e_], r[s_])
-            us.append(ids[e_][okw])
-            vs.append(ids[s_][okw])
-            ws.append((C.r[c[s_]] * (TWO_PI - r[e_] + r[s_]))[okw])
-        return (np.concatenate(us), np.concatenate(vs),
-                np.maximum(np.concatenate(ws), 1e-12))
-
-    def attach(self, p: tuple[float, float]) -> tuple[NDArray[np.int64], Arr, Arr, Arr]:
-        """Free tangent segments from point p to the corner circles: (circle, rel, point, len)."""
-        C = self.fs.circles
-        if not len(C):
-            return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((0, 2)), np.zeros(0)
-        k, th, pts = point_tangents(C, p)
-        ok, rel = in_cone(C, k, th)
-        ok &= self.fs.in_rect(pts)
-        ok &= self.arcs.point_free(k, rel)
-        sel = np.nonzero(ok)[0]
-        pp = np.repeat(np.asarray(p, dtype=float)[None, :], len(sel), axis=0)
-        clear = self.fs.segments_clear(pp, pts[sel])
-        sel = sel[clear]
-        d = np.hypot(pts[sel, 0] - p[0], pts[sel, 1] - p[1])
-        return k[sel], rel[sel], pts[sel], d
-
-    def matrix(self, extra_u: NDArray[np.int64], extra_v: NDArray[np.int64], extra_w: Arr,
-               n: int) -> csr_matrix:
-        u = np.concatenate([self.edges_u, extra_u])
-        v = np.concatenate([self.edges_v, extra_v])
-        w = np.concatenate([self.edges_w, extra_w])
-        return coo_matrix((w, (u, v)), shape=(n, n)).tocsr()

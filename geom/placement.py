@@ -1,5 +1,5 @@
-"""Moves and placements that are not a free leading-model move (GEOMETRY-RULES §6–§7;
-rulebook §4.4, §4.5, §8.5.3 step 2, §8.5.5, §8.3.3, keyword PLACE).
+"""Moves and placements that are not a free leading-model move (rulebook §4.4, §4.5,
+§8.5.3 step 2, §8.5.5, §8.3.3, keyword PLACE).
 
 - DIRECTLY TOWARDS / DIRECTLY AWAY (§4.5): the line runs from the moving model's base centre
   through the centre of the nearest (towards) or farthest (away) target model; the model moves
@@ -30,8 +30,10 @@ from shapely.geometry import LineString
 from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
 
+from . import bases
 from . import distance as dist
 from .coherency import coherency
+from .end_position import bases_overlap
 from .errors import TmgError
 from .model import TOLERANCE, Battlefield, Model, Point, Unit
 from .movement import Navigator, Path, Segment, allowance_of, end_position_ok
@@ -81,10 +83,7 @@ def directly(bf: Battlefield, unit: Unit, model: Model, target: Unit, distance: 
     if not away:
         t_max = min(t_max, n)
     t = bf.table
-    e = model.ellipse
-    c_, s_ = math.cos(e.theta), math.sin(e.theta)
-    ex = math.sqrt((e.a * c_) ** 2 + (e.b * s_) ** 2)
-    ey = math.sqrt((e.a * s_) ** 2 + (e.b * c_) ** 2)
+    ex, ey = bases.half_extents(model.ellipse)
     for k, (lo, hi) in enumerate(((ex, t.width - ex), (ey, t.depth - ey))):
         if u[k] > 1e-12:
             t_max = min(t_max, (hi - s[k]) / u[k])
@@ -188,7 +187,7 @@ def check_placement(bf: Battlefield, unit: Unit, positions: Mapping[str, Point],
     ms = new.models
     for i, a in enumerate(ms):
         for b in ms[i + 1:]:
-            if dist.distance(a, b) <= 0 and _overlap(a, b):
+            if bases_overlap(a, b):
                 failures.append({"model": b.id, "reason": f"its base overlaps model {a.id}"})
     bf2 = bf.replace_unit(new)
     coh = coherency(bf2, new, leading=leading)
@@ -200,14 +199,6 @@ def check_placement(bf: Battlefield, unit: Unit, positions: Mapping[str, Point],
                            f"{f['model']}: {f['reason']}" for f in failures), None, details)
     return Verdict(True, "4.4 unit coherency", f"{unit.id} may be placed so (legal and in "
                    "coherency)", None, details)
-
-
-def _overlap(a: Model, b: Model) -> bool:
-    if a.base.is_disc and b.base.is_disc:
-        return math.dist(a.at, b.at) < a.base.a + b.base.a - TOLERANCE
-    from . import bases
-    shrunk = replace(a.ellipse, a=a.ellipse.a - TOLERANCE, b=a.ellipse.b - TOLERANCE)
-    return bases.ellipse_distance(shrunk, b.ellipse) == 0.0
 
 
 # --------------------------------------------------------------------------- deploy

@@ -1,0 +1,298 @@
+"""After a successful charge: placing the other models (rulebook §8.7.7 step 4, §4.4).
+
+The other models are placed one by one: base contact with a declared target model (A), else
+within engagement range of a target (B), else as close to the leading model as possible (C);
+each wholly within the unit's coherency distance of the leader with a coherency link, and none
+within 1" of an undeclared enemy unit. A model with no legal spot is a casualty (§4.4).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import shapely
+from shapely.geometry import Point as SPoint
+from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
+from shapely.ops import nearest_points
+
+from . import bases
+from .centre_zones import QUAD_SEGS, base_shape, mover_base, range_zone_inner, shrink
+from .charge_region import (
+    CONTACT_BAND,
+    INSET,
+    Surface,
+    ZoneCache,
+    _undeclared,
+    engagement_zone,
+    free_region,
+    nearest_target_model,
+    snap_to_contact,
+)
+from .elevation import top_at
+from .end_position import base_on_table, bases_overlap, may_overlap
+from .engagement import in_engagement_range, models_engaged
+from .model import TOLERANCE, Battlefield, Model, Point, Unit
+from .verdict import Verdict
+
+
+@dataclass
+class Placement:
+    """Where the other models go after the leading model (§8.7.7 step 4, §4.4)."""
+
+    leader: Point
+    positions: dict[str, Point]
+    priority: dict[str, str]  # model id -> "A base contact" | "B engagement range" | "C ..."
+    casualties: list[str]
+    reasons: dict[str, str] = field(default_factory=dict)
+    coherency: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.casualties
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "leader": list(self.leader),
+                "positions": {k: list(v) for k, v in self.positions.items()},
+                "priority": dict(self.priority), "casualties": list(self.casualties),
+                "reasons": dict(self.reasons), "coherency": dict(self.coherency)}
+
+
+PRIORITY_A = "A base contact"
+PRIORITY_B = "B engagement range"
+PRIORITY_C = "C close to the leader"
+COHERENCY = 3.0  # §4.4: wholly within 3" of the leading model
+GRID = 0.125  # candidate spacing when the nearest point of a region has no valid link
+
+
+def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Unit],
+               *, avoid_all_enemies: bool = False, cache: ZoneCache | None = None) -> Placement:
+    """Place the unit's other models around the moved leader, one by one.
+
+    With targets (a charge): priorities A > B > C. With `avoid_all_enemies` (disengage) every
+    enemy's engagement range is forbidden and only C applies. Every model must be legal, wholly
+    within 3" of the leader and linked to an already placed model (§4.4). Models go on the mat
+    or on the leader's own top."""
+    cache = {} if cache is None else cache
+    target_ids = {t.id for t in targets}
+    others = [m for m in unit.models if m.id != leader.id]
+    # nearer models first: the order a player would naturally place them in
+    others.sort(key=lambda m: math.dist(m.at, leader.at))
+    positions: dict[str, Point] = {}
+    priority: dict[str, str] = {}
+    casualties: list[str] = []
+    reasons: dict[str, str] = {}
+    placed: list[Model] = [leader]
+    link = LinkChecker(bf, unit, engaged_enemies=[m for t in targets for m in t.models])
+    avoid = [o for v in bf.units if v.owner != unit.owner
+             and (avoid_all_enemies or v.id not in target_ids) for o in v.models if not o.flying]
+    surfaces: list[Surface] = [None]
+    lead_top = top_at(bf, leader.at)
+    if lead_top is not None:
+        surfaces.append(lead_top)
+    coh_base = base_shape(leader.ellipse, outer=False).buffer(COHERENCY, quad_segs=QUAD_SEGS)
+    for m in others:
+        K = mover_base(m)
+        coh = shrink(coh_base, K)
+        spot: tuple[Point, str] | None = None
+        tiers: dict[str, list[BaseGeometry]] = {PRIORITY_A: [], PRIORITY_B: [], PRIORITY_C: []}
+        for top in surfaces:
+            allowed = free_region(bf, unit, m, top, avoid, extra_bases=placed).intersection(coh)
+            allowed = allowed.buffer(-INSET) if not allowed.is_empty else allowed
+            if allowed.is_empty:
+                continue
+            if targets and not avoid_all_enemies:
+                band = shapely.union_all([range_zone_inner(m, o, CONTACT_BAND)
+                                          for t in targets for o in t.models if not o.flying])
+                eng = shapely.union_all([engagement_zone(bf, m, o, top, cache)
+                                         for t in targets for o in t.models])
+                engaged_part = allowed.intersection(eng)
+                tiers[PRIORITY_A].append(engaged_part.intersection(band))
+                tiers[PRIORITY_B].append(engaged_part)
+            tiers[PRIORITY_C].append(allowed)
+
+        def linked(q: Point, m: Model = m) -> Point | None:
+            return q if link.ok(m.moved_to(q), placed) else None
+
+        def touching(q: Point, m: Model = m) -> Point | None:
+            snapped = snap_to_contact(m, q, nearest_target_model(q, targets))
+            moved = m.moved_to(snapped)
+            if any(bases_overlap(moved, o) for o in (*placed, *bf.models())
+                   if o.unit != unit.id or any(o is p_ for p_ in placed)):
+                return None
+            return linked(snapped)
+
+        for name, zs in tiers.items():
+            zone = shapely.union_all(zs) if zs else Polygon()
+            pt = _pick(zone, leader.at, touching if name == PRIORITY_A else linked)
+            if pt is not None:
+                spot = (pt, name)
+                break
+        if spot is None:
+            casualties.append(m.id)
+            reasons[m.id] = ("no legal spot wholly within 3\" of the leader with a coherency link"
+                             + (" outside every enemy's engagement range"
+                                if avoid_all_enemies else ""))
+            continue
+        positions[m.id] = spot[0]
+        priority[m.id] = spot[1]
+        placed.append(m.moved_to(spot[0]))
+    return Placement(leader.at, positions, priority, casualties, reasons,
+                     coherency=_coherency_after(bf, unit, leader, positions, casualties,
+                                                targets))
+
+
+def _coherency_after(bf: Battlefield, unit: Unit, leader: Model, positions: dict[str, Point],
+                     casualties: Sequence[str], targets: Sequence[Unit]) -> dict[str, Any]:
+    """geom.coherency's verdict on the placed unit (casualties removed)."""
+    from .coherency import coherency
+
+    models = tuple(leader if m.id == leader.id else m.moved_to(positions[m.id])
+                   for m in unit.models if m.id == leader.id or m.id in positions)
+    moved = replace(unit, models=models, leading=leader.id)
+    v = coherency(bf.replace_unit(moved), moved, leading=leader.id,
+                  engaged=[o.ref for t in targets for o in t.models])
+    return {"ok": v.ok, "reason": v.reason, "failures": v.details.get("failures", [])}
+
+
+def _pick(zone: BaseGeometry, toward: Point, accept: Callable[[Point], Point | None],
+          limit: int = 400) -> Point | None:
+    """The point of `zone` nearest `toward` that `accept` turns into a spot; failing that, grid
+    points of the zone by distance from `toward`."""
+    if zone.is_empty:
+        return None
+    p = nearest_points(zone, SPoint(toward))[0]
+    got = accept((p.x, p.y))
+    if got is not None:
+        return got
+    minx, miny, maxx, maxy = zone.bounds
+    xs = np.arange(minx, maxx + GRID, GRID)
+    ys = np.arange(miny, maxy + GRID, GRID)
+    mx, my = np.meshgrid(xs, ys)
+    gx, gy = mx.ravel(), my.ravel()
+    inside = shapely.contains_xy(zone, gx, gy)
+    pts = np.column_stack((gx[inside], gy[inside]))
+    if not len(pts):
+        # thin zones (the contact band) hold no grid point: walk their boundary instead
+        ring = zone.boundary
+        n = max(8, int(ring.length / GRID))
+        pts = shapely.get_coordinates(shapely.line_interpolate_point(
+            ring, np.linspace(0, ring.length, n, endpoint=False)))
+        pts = pts[shapely.intersects_xy(zone, pts[:, 0], pts[:, 1])]
+    order = np.argsort(np.hypot(pts[:, 0] - toward[0], pts[:, 1] - toward[1]))
+    for i in order[:limit]:
+        got = accept((float(pts[i, 0]), float(pts[i, 1])))
+        if got is not None:
+            return got
+    return None
+
+
+class LinkChecker:
+    """Coherency links (§4.4, FAQ) as `geom.coherency` draws them: centre to centre, valid where
+    the leading model could travel, crossing the enemy models the unit is engaged with. Built
+    once per placement; each test is one segment query."""
+
+    def __init__(self, bf: Battlefield, unit: Unit, engaged_enemies: Sequence[Model] = ()) -> None:
+        from .coherency import link_space
+
+        self.unit = unit
+        self.fs = link_space(bf, unit, engaged=[m.ref for m in engaged_enemies])
+
+    def segment_ok(self, a: Point, b: Point) -> bool:
+        if self.fs is None:  # flying units' links ignore terrain and models
+            return True
+        if self.fs.segments_clear(np.array([a], dtype=float), np.array([b], dtype=float))[0]:
+            return True
+        from .coherency import link_blockers  # the near-end allowance coherency applies
+
+        lead = self.unit.models[0]
+        return not link_blockers(self.fs, lead.moved_to(a), lead.moved_to(b))
+
+    def ok(self, m: Model, placed: Sequence[Model]) -> bool:
+        return any(self.segment_ok(m.at, p.at) for p in placed)
+
+
+def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: dict[str, Point],
+                    targets: Sequence[Unit]) -> Verdict:
+    """Check a proposed placement of the other models after a charge (§8.7.7 step 4, §4.4):
+    each legal, wholly within 3" of the leader, linked to the leader through placed models,
+    none within 1" of an undeclared enemy; and no model left at a lower priority (B, C) when a
+    spot of higher priority (A base contact, B engagement range) was free for it."""
+    leader = unit.leading_model.moved_to(leader_end)
+    target_ids = {t.id for t in targets}
+    moved = {leader.id: leader}
+    for mid, at in positions.items():
+        if mid == leader.id:
+            continue
+        moved[mid] = unit.model(mid).moved_to(at)
+    missing = [m.id for m in unit.models if m.id not in moved]
+    problems: list[str] = []
+    for mid, m in moved.items():
+        if mid == leader.id:
+            continue
+        if not base_on_table(bf, m.ellipse):
+            problems.append(f"{m.ref} is not wholly on the table")
+        allowed = may_overlap(bf, top_at(bf, m.at))
+        for p in bf.terrain:
+            if not p.grass and p.id not in allowed and \
+                    bases.geometry_meets(m.ellipse, p.footprint.buffer(-TOLERANCE)):
+                problems.append(f"{m.ref} overlaps terrain {p.id!r}")
+        near = [o for o in bf.models() if o.unit != unit.id]
+        near += [o for k, o in moved.items() if k != mid]
+        for o in near:
+            if bases_overlap(m, o):
+                problems.append(f"{m.ref} overlaps {o.ref}")
+            elif o.owner != unit.owner and o.unit not in target_ids and not o.flying \
+                    and in_engagement_range(m, o):
+                problems.append(f"{m.ref} is within 1\" of {o.ref}, of an undeclared unit")
+        if bases.max_distance_to_ellipse(m.ellipse, leader.ellipse) > COHERENCY + TOLERANCE:
+            problems.append(f"{m.ref} is not wholly within 3\" of the leading model")
+    link = LinkChecker(bf, unit, engaged_enemies=[o for t in targets for o in t.models])
+    linked = {leader.id}
+    grew = True
+    while grew:
+        grew = False
+        for mid, m in moved.items():
+            if mid not in linked and any(link.segment_ok(m.at, moved[o].at) for o in linked):
+                linked.add(mid)
+                grew = True
+    for mid in moved:
+        if mid not in linked:
+            problems.append(f"{unit.id}/{mid} has no coherency link to the leading model")
+    tiers: dict[str, str] = {}
+    for mid, m in moved.items():
+        if mid == leader.id:
+            continue
+        tmodels = [o for t in targets for o in t.models if not o.flying]
+        if any(bases.ellipse_distance(m.ellipse, o.ellipse) <= 1e-4 for o in tmodels):
+            tiers[mid] = PRIORITY_A
+            continue
+        tiers[mid] = PRIORITY_B if any(models_engaged(bf, m, o) for o in tmodels) else PRIORITY_C
+        others = [o for k, o in moved.items() if k != mid]
+        avoid = _undeclared(bf, unit, target_ids)
+        coh = shrink(base_shape(leader.ellipse, outer=False).buffer(COHERENCY,
+                                                                    quad_segs=QUAD_SEGS),
+                     mover_base(m))
+        free = free_region(bf, unit, m, None, avoid, extra_bases=others).intersection(coh)
+        band = shapely.union_all([range_zone_inner(m, o, CONTACT_BAND) for o in tmodels])
+        better = free.intersection(band).buffer(-INSET)
+        name = "base contact with a target"
+        if better.is_empty and tiers[mid] == PRIORITY_C:
+            eng = shapely.union_all([engagement_zone(bf, m, o) for o in tmodels])
+            better = free.intersection(eng).buffer(-INSET)
+            name = "engagement range of a target"
+        def accept(q: Point, m: Model = m, others: list[Model] = others) -> Point | None:
+            return q if link.ok(m.moved_to(q), [leader, *others]) else None
+
+        if not better.is_empty and _pick(better, m.at, accept) is not None:
+            problems.append(f"{m.ref} ({tiers[mid]}) could have been placed in {name}")
+    ok = not problems and not missing
+    reason = ("the placement follows §8.7.7 step 4" if ok else
+              "; ".join(problems + ([f"no position for {', '.join(missing)} (casualties?)"]
+                                    if missing else [])))
+    return Verdict(ok, "8.7.7 execute the move", reason,
+                   details={"tiers": tiers, "problems": problems, "missing": missing})

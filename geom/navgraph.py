@@ -1,0 +1,185 @@
+"""The static tangent graph of a free space (rulebook §4.3, §4.6; the shortest legal path).
+
+Shortest paths among obstacles with rounded corners run along segments tangent to two corner
+circles and along free arcs of those circles. The graph's nodes are the tangent points of every
+free common tangent of two corner circles (each in the cone where its circle bounds its own
+clearance zone); its edges are those tangent segments and the free arcs between consecutive
+nodes on a circle. Queries attach their start and goal by the tangents from those points. So
+the graph contains the exact shortest path, and it depends only on the table and the mover's
+clearance: it is built once per navigator and kept between queries.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.sparse import coo_matrix, csr_matrix
+
+from .freespace import TWO_PI, ArcMap, Arr, Circles, FreeSpace, in_cone
+
+# --------------------------------------------------------------------------- tangents
+
+def point_tangents(C: Circles, p: tuple[float, float]) -> tuple[NDArray[np.int64], Arr, Arr]:
+    """Tangent points from p to every circle it lies outside: (circle, abs angle, point)."""
+    dx, dy = p[0] - C.x, p[1] - C.y
+    D = np.hypot(dx, dy)
+    ok = D > C.r + 1e-12
+    k = np.nonzero(ok)[0]
+    phi = np.arctan2(dy[k], dx[k])
+    a = np.arccos(np.clip(C.r[k] / D[k], -1, 1))
+    kk = np.concatenate([k, k])
+    th = np.concatenate([phi + a, phi - a])
+    pts = np.column_stack((C.x[kk] + C.r[kk] * np.cos(th), C.y[kk] + C.r[kk] * np.sin(th)))
+    return kk, th, pts
+
+
+def bitangents(C: Circles, i: NDArray[np.int64], j: NDArray[np.int64]) -> tuple[
+        NDArray[np.int64], NDArray[np.int64], Arr, Arr]:
+    """The (up to) four common tangents of circles i[k], j[k]: returns pair indices and the
+    tangent angles on each circle (absolute, radians)."""
+    dx, dy = C.x[j] - C.x[i], C.y[j] - C.y[i]
+    D = np.hypot(dx, dy)
+    psi = np.arctan2(dy, dx)
+    ri, rj = C.r[i], C.r[j]
+    out_i, out_j, ang_i, ang_j = [], [], [], []
+    outer = D > np.abs(ri - rj) + 1e-12
+    a = np.arccos(np.clip((ri - rj)[outer] / np.where(outer, D, 1)[outer], -1, 1))
+    for s in (1.0, -1.0):
+        n = psi[outer] + s * a
+        out_i.append(i[outer])
+        out_j.append(j[outer])
+        ang_i.append(n)
+        ang_j.append(n)
+    inner = D > ri + rj + 1e-12
+    a = np.arccos(np.clip((ri + rj)[inner] / np.where(inner, D, 1)[inner], -1, 1))
+    for s in (1.0, -1.0):
+        n = psi[inner] + s * a
+        out_i.append(i[inner])
+        out_j.append(j[inner])
+        ang_i.append(n)
+        ang_j.append(n + math.pi)
+    return (np.concatenate(out_i), np.concatenate(out_j), np.concatenate(ang_i),
+            np.concatenate(ang_j))
+
+
+# --------------------------------------------------------------------------- the graph
+
+@dataclass
+class TangentGraph:
+    """Static tangent graph of a free space: nodes are tangent points on corner circles."""
+
+    fs: FreeSpace
+    arcs: ArcMap
+    node_xy: Arr
+    node_circle: NDArray[np.int64]
+    node_rel: Arr
+    edges_u: NDArray[np.int64]
+    edges_v: NDArray[np.int64]
+    edges_w: Arr
+
+    @staticmethod
+    def build(fs: FreeSpace) -> TangentGraph:
+        C = fs.circles
+        arcs = ArcMap.build(fs)
+        K = len(C)
+        if K >= 2:
+            iu, ju = np.triu_indices(K, 1)
+            pi_, pj, ai, aj = bitangents(C, iu, ju)
+            ok_i, rel_i = in_cone(C, pi_, ai)
+            ok_j, rel_j = in_cone(C, pj, aj)
+            ok = ok_i & ok_j
+            pi_, pj = pi_[ok], pj[ok]
+            ai, aj, rel_i, rel_j = ai[ok], aj[ok], rel_i[ok], rel_j[ok]
+            P = np.column_stack((C.x[pi_] + C.r[pi_] * np.cos(ai),
+                                 C.y[pi_] + C.r[pi_] * np.sin(ai)))
+            Q = np.column_stack((C.x[pj] + C.r[pj] * np.cos(aj),
+                                 C.y[pj] + C.r[pj] * np.sin(aj)))
+            ok = fs.in_rect(P) & fs.in_rect(Q)
+            ok &= arcs.point_free(pi_, rel_i) & arcs.point_free(pj, rel_j)
+            sel = np.nonzero(ok)[0]
+            clear = fs.segments_clear(P[sel], Q[sel])
+            sel = sel[clear]
+            n = len(sel)
+            node_xy = np.vstack([P[sel], Q[sel]])
+            node_circle = np.concatenate([pi_[sel], pj[sel]])
+            node_rel = np.concatenate([rel_i[sel], rel_j[sel]])
+            seg_u = np.arange(n)
+            seg_v = np.arange(n) + n
+            seg_w = np.hypot(*(P[sel] - Q[sel]).T)
+        else:
+            node_xy = np.zeros((0, 2))
+            node_circle = np.zeros(0, dtype=np.int64)
+            node_rel = np.zeros(0)
+            seg_u = seg_v = np.zeros(0, dtype=np.int64)
+            seg_w = np.zeros(0)
+        g = TangentGraph(fs, arcs, node_xy, node_circle, node_rel, seg_u, seg_v, seg_w)
+        au, av, aw = g.arc_edges(node_circle, node_rel, np.zeros(len(node_rel), dtype=bool))
+        g.edges_u = np.concatenate([seg_u, au])
+        g.edges_v = np.concatenate([seg_v, av])
+        g.edges_w = np.concatenate([seg_w, aw])
+        return g
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.node_xy)
+
+    def arc_edges(self, circle: NDArray[np.int64], rel: Arr, query: NDArray[np.bool_],
+                  base: int = 0) -> tuple[NDArray[np.int64], NDArray[np.int64], Arr]:
+        """Arc edges between consecutive nodes on each circle (only pairs involving a query
+        node when any node is flagged as query). Node ids are `base + position`."""
+        if not len(circle):
+            z = np.zeros(0, dtype=np.int64)
+            return z, z, np.zeros(0)
+        C = self.fs.circles
+        order = np.lexsort((rel, circle))
+        c, r, q = circle[order], rel[order], query[order]
+        ids = order + base
+        same = c[1:] == c[:-1]
+        a, b = np.nonzero(same)[0], np.nonzero(same)[0] + 1
+        if query.any():
+            keep = q[a] | q[b]
+            a, b = a[keep], b[keep]
+        ok = self.arcs.arc_free(c[a], r[a], r[b])
+        us, vs, ws = [ids[a][ok]], [ids[b][ok]], [(C.r[c[a]] * (r[b] - r[a]))[ok]]
+        # wrap-around arcs on full circles: last node of each circle to its first
+        starts = np.concatenate([[0], np.nonzero(~same)[0] + 1])
+        ends = np.concatenate([np.nonzero(~same)[0], [len(c) - 1]])
+        wrap = C.span[c[starts]] >= TWO_PI - 1e-9
+        wrap &= ends > starts
+        s_, e_ = starts[wrap], ends[wrap]
+        if query.any():
+            keep = q[s_] | q[e_]
+            s_, e_ = s_[keep], e_[keep]
+        if len(s_):
+            okw = self.arcs.wrap_free(c[s_], r[e_], r[s_])
+            us.append(ids[e_][okw])
+            vs.append(ids[s_][okw])
+            ws.append((C.r[c[s_]] * (TWO_PI - r[e_] + r[s_]))[okw])
+        return (np.concatenate(us), np.concatenate(vs),
+                np.maximum(np.concatenate(ws), 1e-12))
+
+    def attach(self, p: tuple[float, float]) -> tuple[NDArray[np.int64], Arr, Arr, Arr]:
+        """Free tangent segments from point p to the corner circles: (circle, rel, point, len)."""
+        C = self.fs.circles
+        if not len(C):
+            return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((0, 2)), np.zeros(0)
+        k, th, pts = point_tangents(C, p)
+        ok, rel = in_cone(C, k, th)
+        ok &= self.fs.in_rect(pts)
+        ok &= self.arcs.point_free(k, rel)
+        sel = np.nonzero(ok)[0]
+        pp = np.repeat(np.asarray(p, dtype=float)[None, :], len(sel), axis=0)
+        clear = self.fs.segments_clear(pp, pts[sel])
+        sel = sel[clear]
+        d = np.hypot(pts[sel, 0] - p[0], pts[sel, 1] - p[1])
+        return k[sel], rel[sel], pts[sel], d
+
+    def matrix(self, extra_u: NDArray[np.int64], extra_v: NDArray[np.int64], extra_w: Arr,
+               n: int) -> csr_matrix:
+        u = np.concatenate([self.edges_u, extra_u])
+        v = np.concatenate([self.edges_v, extra_v])
+        w = np.concatenate([self.edges_w, extra_w])
+        return coo_matrix((w, (u, v)), shape=(n, n)).tocsr()

@@ -1,0 +1,138 @@
+"""What stops a moving leading model: its movement obstacles (rulebook §4.3, §4.6, §8.5.3,
+FAQ "측정과 이동").
+
+The obstacles a moving GROUND leading model must keep clear of, as shapes for its centre:
+
+- terrain of Size 2+ that is not GRASS, minus its openings (archways, breaches: §4.6), and
+  minus any top standing on it with that top's access points (a roof is walked on, its ladder
+  climbed);
+- FORCE FIELD tokens, for units of Size ≤2 (Sentry card);
+- the edges of raised tops (FAQ: "the edge of high ground counts as impassable terrain for gap
+  purposes"), except where an access point covers the edge (§8.5.3: elevation changes only
+  through access points; ramps are entered and left only through their two access points);
+- bases of other units' models (§8.5.3), except flying bases (a ground model passes them as if
+  absent), burrowed models (passable), and whatever the caller lists in `ignore_models`.
+
+The table edges are the free space's box (`geom.freespace`), not obstacles.
+
+**Decision (docs/rules.md, gap clearance; §4.6):** the centre keeps at least half the required
+gap width, `c = gap/2` (0.5" for Size ≤2, 1.5" for Size ≥3 or LARGE), from every obstacle, so
+a passage between two obstacles is usable exactly when they are at least `gap` apart. Every
+obstacle is a *core* (a polygon, a polyline for a top's edge, or a point for a disc base) grown
+by a radius ρ (ρ = c; for a disc base ρ = c + base radius); its "clearance zone" is the open set
+{x : dist(x, core) < ρ}. Oval bases are cores of circumscribed polygons (see `OVAL_SIDES`).
+
+**Levels.** A standable piece is its own level ("top") when it is a ramp, has access points, or
+is of Size 2+. Its edge is a wall with gaps where access points lie, so the whole table is one
+plane: inside a top's edge is that top, outside is what lies below, and the two meet only through
+access points, whose width must pass the gap rule like any gap. A standable piece of Size ≤1
+without access points is not a level: it is crossed freely like any Size-0/1 terrain and cannot
+be ended on (`geom.end_position`). Non-connected tops cannot be crossed (FAQ) because their edges
+are walls.
+
+`movement_obstacles` is the one place that says which pieces and models are obstacles for a
+unit; abilities that change it (crossing terrain, removing pieces) belong here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import shapely
+from shapely.geometry import MultiLineString, Polygon
+from shapely.geometry import Point as SPoint
+from shapely.geometry.base import BaseGeometry
+
+from .model import Battlefield, Model, TerrainPiece, Unit
+
+OVAL_SIDES = 96   # circumscribed polygon of an oval base: Hausdorff excess a·(sec(π/96) − 1)
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """One movement obstacle: `core` grown by `rho`. `ref` names it for reasons."""
+
+    ref: str
+    core: BaseGeometry
+    rho: float
+    kind: str  # terrain | edge | force-field | model
+    exact: bool = True  # False: the core circumscribes an oval (see OVAL_SIDES)
+    inner: BaseGeometry | None = None  # inscribed core of an oval, for lower bounds
+
+
+def is_level(p: TerrainPiece) -> bool:
+    """A standable piece that is an elevation of its own (see module docstring)."""
+    return p.can_stand_on and (p.is_ramp or bool(p.access_points) or p.size >= 2)
+
+
+def all_access_points(bf: Battlefield) -> BaseGeometry | None:
+    polys = [a for p in bf.terrain for a in p.access_points]
+    return shapely.union_all(polys) if polys else None
+
+
+def level_edge(p: TerrainPiece, access: BaseGeometry | None) -> BaseGeometry:
+    """The wall a top's edge makes: its boundary minus every access point on it."""
+    edge = p.footprint.boundary
+    if access is not None:
+        edge = edge.difference(access)
+    if edge.is_empty:
+        return edge
+    if isinstance(edge, MultiLineString):
+        edge = shapely.line_merge(edge)
+    return edge
+
+
+def model_matches(m: Model, ignore: Collection[str]) -> bool:
+    return m.unit in ignore or m.ref in ignore
+
+
+def movement_obstacles(bf: Battlefield, unit: Unit, *, ignore_models: Collection[str] = (),
+                       include_terrain: bool = True, gap: float | None = None) -> list[Obstacle]:
+    """The obstacles a ground leading model of `unit` must keep `gap/2` away from (§4.3, §4.6).
+
+    Models of `unit` itself are never obstacles (the leading model passes its own unit).
+    """
+    c = (unit.gap_clearance if gap is None else gap) / 2
+    out: list[Obstacle] = []
+    if include_terrain:
+        access = all_access_points(bf)
+        # a piece holding up a top is walked on where the top lies, and climbed at the top's
+        # access points
+        held: dict[str, list[Polygon]] = {}
+        for top in bf.terrain:
+            if not is_level(top):
+                continue
+            below, seen = top.on, {top.id}
+            while below is not None and below not in seen and bf.has_piece(below):
+                seen.add(below)
+                held.setdefault(below, []).extend([top.footprint, *top.access_points])
+                below = bf.piece(below).on
+        for p in bf.terrain:
+            if is_level(p):
+                edge = level_edge(p, access)
+                if not edge.is_empty:
+                    out.append(Obstacle(f"edge/{p.id}", edge, c, "edge"))
+            elif p.kind == "force-field":
+                if unit.size <= 2:
+                    out.append(Obstacle(f"terrain/{p.id}", p.footprint, c, "force-field"))
+            elif p.impassable:
+                core: BaseGeometry = p.footprint
+                if p.openings:
+                    core = core.difference(shapely.union_all(list(p.openings)))
+                if p.id in held:
+                    core = core.difference(shapely.union_all(held[p.id]))
+                if not core.is_empty:
+                    out.append(Obstacle(f"terrain/{p.id}", core, c, "terrain"))
+    ignore = set(ignore_models)
+    for m in bf.models():
+        if m.unit == unit.id or m.burrowed or m.flying or model_matches(m, ignore):
+            continue
+        e = m.ellipse
+        if e.is_disc:
+            out.append(Obstacle(f"model/{m.ref}", SPoint(m.at), c + e.a, "model"))
+        else:
+            out.append(Obstacle(f"model/{m.ref}", e.polygon(OVAL_SIDES, outer=True), c, "model",
+                                exact=False, inner=e.polygon(OVAL_SIDES)))
+    return out
+
