@@ -26,22 +26,24 @@ from .model import Battlefield, Ellipse, Model
 QUAD_SEGS = 32  # 128-gon arcs: inscribed error r(1 − cos(π/128)) ≈ 3e-4·r
 
 
-def _k(e: Ellipse) -> float:
-    return 1.0 / math.cos(math.pi / (4 * QUAD_SEGS))
+def _k(e: Ellipse | None = None, quad_segs: int = QUAD_SEGS) -> float:
+    """How much a circumscribed buffer's radius exceeds the inscribed one's."""
+    return 1.0 / math.cos(math.pi / (4 * quad_segs))
 
 
-def grow(g: BaseGeometry, base: Ellipse, extra: float = 0.0, outer: bool = False) -> BaseGeometry:
+def grow(g: BaseGeometry, base: Ellipse, extra: float = 0.0, outer: bool = False,
+         quad_segs: int = QUAD_SEGS) -> BaseGeometry:
     """g ⊕ (base centred at the origin, grown by `extra`): the centres at which a base of that
     shape comes within `extra` of g. Inner (default) or outer polygonal approximation."""
-    scale = _k(base) if outer else 1.0
+    scale = _k(base, quad_segs) if outer else 1.0
     if base.is_disc:
-        return g.buffer((base.a + extra) * scale, quad_segs=QUAD_SEGS)
+        return g.buffer((base.a + extra) * scale, quad_segs=quad_segs)
     if extra:
-        g = g.buffer(extra * scale, quad_segs=QUAD_SEGS)
+        g = g.buffer(extra * scale, quad_segs=quad_segs)
     c, s = math.cos(base.theta), math.sin(base.theta)
     fwd = [c / base.a, s / base.a, -s / base.b, c / base.b, 0.0, 0.0]
     back = [c * base.a, -s * base.b, s * base.a, c * base.b, 0.0, 0.0]
-    img = affinity.affine_transform(g, fwd).buffer(scale, quad_segs=QUAD_SEGS)
+    img = affinity.affine_transform(g, fwd).buffer(scale, quad_segs=quad_segs)
     return affinity.affine_transform(img, back)
 
 
@@ -98,11 +100,14 @@ def _wedges(P: np.ndarray, U: np.ndarray, V: np.ndarray, far: float) -> np.ndarr
     return polys
 
 
-def reach_past(rim: np.ndarray, obstacles: Sequence[Polygon], reach: float) -> BaseGeometry:
+def reach_past(rim: np.ndarray, obstacles: Sequence[Polygon], reach: float,
+               quad_segs: int = QUAD_SEGS, outer: bool = False) -> BaseGeometry:
     """Points q such that for some rim point p the segment pq is ≤ reach long and crosses no
     obstacle: ∪_p (disc(p, reach) − what the obstacles hide from p). Hiding is closed (grazing
-    counts as hidden), so this is an inner approximation."""
-    discs = shapely.buffer(shapely.points(rim), reach, quad_segs=QUAD_SEGS)
+    counts as hidden), so with inscribed discs this is an inner approximation; `outer` takes
+    circumscribed discs (the caller then makes the obstacles smaller)."""
+    r = reach * (_k(None, quad_segs) if outer else 1.0)
+    discs = shapely.buffer(shapely.points(rim), r, quad_segs=quad_segs)
     if not obstacles:
         return shapely.union_all(discs)
     edges = []
@@ -120,8 +125,6 @@ def reach_past(rim: np.ndarray, obstacles: Sequence[Polygon], reach: float) -> B
     obs = shapely.union_all(list(obstacles))
     hidden = shapely.union_all(np.concatenate((W, np.full((n, 1), obs)), axis=1), axis=1)
     return shapely.union_all(shapely.difference(discs, hidden))
-
-
 
 def range_zone(mover: Model, other: Model, d: float = ENGAGEMENT_RANGE) -> BaseGeometry:
     """Centres at which the mover's base comes within d of `other`'s base — outer approx."""

@@ -3,33 +3,37 @@
 A ground unit that is not engaged declares ground target units, rolls 1D6 and adds it to its
 Speed (plus modifiers such as Concussive Shells' −2"): that is the charge distance. The charge
 succeeds when the leading model can legally reach, along a real path no longer than the charge
-distance, a legal charge end (`geom.charge_region`).
+distance, a legal charge end (`geom.charge_ends`). A roll r succeeds when Speed + r + modifier
+is at least the shortest such path: exactly enough is enough (docs/rules.md, tolerance).
 
 **Measured distance.** The charge distance is the length of the leading model's *centre path*
 (`geom.navigator`: gap clearance, around impassable terrain, elevation through access points). A
 base that slides without turning carries every point of its rim along a copy of the centre's
 path, so every point of the base moves exactly that far.
 
-The charge distance is the shortest legal path from the start to the end region
-(`geom.region_path`): an upper bound on the true value; `details` carries the bound and says
-when a roll threshold falls inside it. After the roll the leading model goes into base contact
-if it can, else as close as it can (`suggest_end`), and the others are placed
+**Exact at every roll.** The shortest path to the legal ends is found exactly where the ends
+are discs, convex curves and grown polygons (`geom.region_path`); where they are approximated
+(engagement behind terrain, oval bases among the obstacles) the engine keeps a lower bound
+beside the legal path it found and refines until no roll falls between them. Only a roll that
+still falls between them after the last refinement is reported in `uncertain_rolls`.
+
+After the roll the leading model goes into base contact if it can, else as close as it can
+within 1" (`suggest_end`, from the same search), and the others are placed
 (`geom.after_charge`).
 
->>> pr = roll_table(speed=4, modifier=-2, distance=7.03)
->>> pr.min_roll, round(pr.probability, 4)
-(6, 0.1667)
+>>> pr = roll_table(speed=4, modifier=-2, distance=7.0)
+>>> pr.min_roll, pr.successes
+(5, (5, 6))
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import shapely
-from shapely.geometry.base import BaseGeometry
+from shapely.geometry import box
 
 from . import bases
 from .after_charge import Placement, check_placement, place_rest
@@ -42,22 +46,16 @@ from .centre_zones import (
     range_zone,
     range_zone_inner,
 )
-from .charge_region import (
-    INSET,
-    RULE,
-    EndRegion,
-    ZoneCache,
-    check_end,
-    contact_band,
-    end_region,
-    engagement_zone,
-    nearest_target_model,
-    snap_to_contact,
-)
+from .charge_ends import MAX_LEVEL, ChargeEnds, charge_ends, contact_shapes, with_group
+from .charge_region import INSET, RULE, EndRegion, check_end, end_region, engagement_zone
 from .end_position import base_on_table, bases_overlap
 from .engagement import ENGAGEMENT_RANGE, unit_is_engaged
 from .errors import TmgError
 from .model import TOLERANCE, Battlefield, Model, Point, Unit
+from .navigator import Navigator, navigator_for
+from .obstacles import OVAL_SIDES
+from .paths import Path, Segment
+from .region_path import STEP_SAMPLE, EndPath, path_to_ends
 
 # names other modules have imported from here
 __all__ = ["QUAD_SEGS", "RULE", "ChargeAnswer", "EndRegion", "Placement", "RollTable",
@@ -66,8 +64,8 @@ __all__ = ["QUAD_SEGS", "RULE", "ChargeAnswer", "EndRegion", "Placement", "RollT
            "on_table", "on_table_exact", "place_rest", "range_zone", "range_zone_inner",
            "roll_table", "suggest_end"]
 
-REGION_BOUND = 0.003  # what the inner approximation of E may lose, in inches
 D6 = range(1, 7)
+CLOSE_STEPS = 8  # bisection steps for "as close as possible": to 1/256"
 
 
 def on_table_exact(bf: Battlefield, m: Model) -> bool:
@@ -153,19 +151,8 @@ def declared_targets(bf: Battlefield, unit: Unit, target_ids: Sequence[str]
     return seen, None
 
 
-PathFinder = Callable[[Battlefield, Unit, Point, BaseGeometry], Any]
-
-
-def _default_path_to_region(bf: Battlefield, unit: Unit, start: Point,
-                            region: BaseGeometry) -> Any:
-    from .movement import path_to_region
-
-    return path_to_region(bf, unit, start, region)
-
-
 def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: float = 0.0,
-           leading: str | None = None, *, place: bool = True,
-           path_to_region: PathFinder = _default_path_to_region) -> ChargeAnswer:
+           leading: str | None = None, *, place: bool = True) -> ChargeAnswer:
     """Answer a charge declaration (§8.7.7). See the module docstring for the guarantees."""
     unit = bf.unit(unit_id)
     targets, bad = declared_targets(bf, unit, target_ids)
@@ -189,65 +176,154 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     else:
         candidates = list(unit.models)  # the player picks: try each, best first
 
-    best: tuple[float, Model, EndRegion, Any] | None = None
-    regions: dict[str, EndRegion] = {}
-    cache: ZoneCache = {}
-    for cand in sorted(candidates, key=lambda m: _straight_lower_bound(bf, unit, m, targets)):
-        lb = _straight_lower_bound(bf, unit, cand, targets)
-        if best is not None and lb >= best[0]:
+    best: Measured | None = None
+    for cand in sorted(candidates, key=lambda m: _straight_lower_bound(m, targets)):
+        if best is not None and _straight_lower_bound(cand, targets) >= best.high:
             break
-        er = end_region(bf, unit, cand, targets, cache)
-        regions[cand.id] = er
-        if er.region.is_empty:
-            continue
-        path = path_to_region(bf, unit, cand.at, er.region)
-        if path is None:
-            continue
-        if best is None or path.length < best[0]:
-            best = (path.length, cand, er, path)
+        got = measure(bf, unit, cand, targets, speed, modifier,
+                      bound=best.high if best is not None else math.inf)
+        if got.found is not None and (best is None or got.high < best.high):
+            best = got
 
-    if best is None:
+    if best is None or best.found is None:
         lead = candidates[0]
-        er = regions.get(lead.id) or end_region(bf, unit, lead, targets, cache)
-        reason = _why_no_end(er, tids)
-        return _impossible(unit, tids, modifier, speed, RULE, reason, leading=lead.id)
+        er = end_region(bf, unit, lead, targets)
+        return _impossible(unit, tids, modifier, speed, RULE, _why_no_end(er, tids),
+                           leading=lead.id)
 
-    dist, lead, er, path = best
+    lead, found = best.lead, best.found
+    dist = found.path.length
     rolls = roll_table(speed, modifier, dist)
     details: dict[str, Any] = {
         "measure": "length of the leading model's centre path",
         "successes": list(rolls.successes),
-        "bound": REGION_BOUND + 0.01,
+        "exact": best.low >= dist - TOLERANCE,
+        "distance_bounds": [best.low, dist],
         "charge_distance": {str(r): speed + r + modifier for r in D6},
+        "path_summary": path_summary(found.path),
     }
-    lo = dist - (REGION_BOUND + 0.01)
-    unsure = [r for r in D6 if lo <= speed + r + modifier < dist - TOLERANCE]
+    unsure = undecided_rolls(speed, modifier, best.low, dist)
     if unsure:
         details["uncertain_rolls"] = unsure
     if rolls.min_roll is None:
         details["best_charge_distance"] = speed + 6 + modifier
         return ChargeAnswer(unit.id, tids, modifier, speed, False, dist, None, 0.0,
-                            _pt(path.points[-1]), [_pt(p) for p in path.points], RULE,
-                            f'the shortest legal charge needs {dist:.3f}" but the best roll '
-                            f'gives only {speed + 6 + modifier:g}"', leading=lead.id,
-                            details=details)
+                            found.end, list(found.path.points), RULE,
+                            f'the shortest legal charge of {lead.ref} is {dist:.3f}", but the '
+                            f"best roll gives only Speed {speed:g} + 6 {_signed(modifier)} = "
+                            f'{speed + 6 + modifier:g}"', leading=lead.id, details=details)
     allowance = speed + rolls.min_roll + modifier
-    end, end_path, how = suggest_end(bf, unit, lead, targets, er, path, allowance, path_to_region)
+    nav = navigator_for(bf, unit)
+    end_path, how, contact = suggest_end(bf, unit, nav, lead, targets, best.ends, found,
+                                         allowance)
     details["end_kind"] = how
-    contact = details_contact(bf, unit, lead, targets, er, path_to_region, speed, modifier)
-    details.update(contact)
-    verdict = check_end(bf, unit, lead, end, targets)
-    details["end_check"] = {"ok": verdict.ok, "reason": verdict.reason,
-                            **verdict.details}
+    details["contact_distance"] = contact.path.length if contact is not None else None
+    details["contact_roll"] = (roll_table(speed, modifier, contact.path.length).min_roll
+                               if contact is not None else None)
+    verdict = check_end(bf, unit, lead, end_path.end, targets)
+    details["end_check"] = {"ok": verdict.ok, "reason": verdict.reason, **verdict.details}
+    details["end_path_length"] = end_path.path.length
     if place:
-        pl = place_rest(bf, unit, lead.moved_to(end), targets, cache=cache)
+        pl = place_rest(bf, unit, lead.moved_to(end_path.end), targets)
         details["placement"] = pl.as_dict()
-    reason = (f'the leading model {lead.ref} needs {dist:.3f}" to reach engagement range of '
-              f"{', '.join(tids)}; Speed {speed:g} + D6 {_signed(modifier)} succeeds on "
-              f"{rolls.min_roll}+ ({len(rolls.successes)}/6)")
+    reason = (f"{lead.ref} needs {_inches(dist)} to reach a legal end engaged with "
+              f"{', '.join(tids)}: {roll_words(speed, modifier, rolls)}")
     return ChargeAnswer(unit.id, tids, modifier, speed, True, dist, rolls.min_roll,
-                        rolls.probability, end, end_path, RULE, reason, leading=lead.id,
-                        details=details)
+                        rolls.probability, end_path.end, list(end_path.path.points), RULE,
+                        reason, leading=lead.id, details=details)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The shortest charge of one leading model: the path to a verified legal end (None: no
+    end under the bound), a lower bound `low` on the true shortest distance, and the end sets
+    it was measured on."""
+
+    lead: Model
+    found: EndPath | None
+    low: float
+    ends: ChargeEnds
+
+    @property
+    def high(self) -> float:
+        return self.found.path.length if self.found is not None else math.inf
+
+
+def measure(bf: Battlefield, unit: Unit, lead: Model, targets: Sequence[Unit], speed: float,
+            modifier: float, bound: float = math.inf) -> Measured:
+    """The shortest legal charge of `lead`, refined until no roll is left between the legal
+    path found and the lower bound (or the last refinement is reached)."""
+    level = 0
+    while True:
+        ce = charge_ends(bf, unit, lead, targets, level=level)
+        nav = navigator_for(bf, unit, oval_sides=OVAL_SIDES * 2 ** level)
+
+        def accept(tag: int, at: Point) -> bool:
+            return check_end(bf, unit, lead, at, targets).ok
+
+        step = STEP_SAMPLE / 4 ** level
+        steps = None if needs_stepped_ends(nav, lead, ce) else ()
+        up = path_to_ends(nav, lead.at, ce.inner, accept=accept, bound=bound, step=step,
+                          stepped=steps)
+        high = up.path.length if up is not None else math.inf
+        if up is None and ce.outer is None:
+            return Measured(lead, None, bound, ce)  # nothing legal under the bound
+        if ce.outer is None:
+            low = high - up.path.error_bound if up is not None else bound
+        else:
+            lo_nav = nav.inner() if nav.inexact else nav
+            lo = path_to_ends(lo_nav, lead.at, ce.outer, bound=min(bound, high), step=step,
+                              stepped=None if steps is None else ())
+            low = lo.path.length - lo.path.error_bound if lo is not None else min(bound, high)
+        if not undecided_rolls(speed, modifier, low, high) or level >= MAX_LEVEL:
+            return Measured(lead, up, min(low, high), ce)
+        level += 1
+
+
+def needs_stepped_ends(nav: Navigator, lead: Model, ce: ChargeEnds) -> bool:
+    """Can a legal end lie inside a clearance zone? Only when the base is narrower than the
+    clearance (the gap rule then keeps the centre further from a wall or a base than the base
+    itself reaches), or near the edge of a top (a base may overhang it, FAQ)."""
+    if min(lead.base.a, lead.base.b) < nav.fs.clearance - 1e-9:
+        return True
+    windows = [w for es in ce.inner if (w := es.window()) is not None]
+    return any(o.kind == "edge" and any(o.core.distance(box(*w)) < o.rho for w in windows)
+               for o in nav.fs.obstacles)
+
+
+def undecided_rolls(speed: float, modifier: float, low: float, high: float) -> list[int]:
+    """Rolls whose success depends on where in [low, high] the true distance lies."""
+    return [r for r in D6 if low <= speed + r + modifier + TOLERANCE < high]
+
+
+def roll_words(speed: float, modifier: float, rolls: RollTable) -> str:
+    """The roll needed, said once: 'Speed 4 + D6 − 2" reaches it on 5+ (2 in 6)'."""
+    n = len(rolls.successes)
+    return (f"Speed {speed:g} + D6 {_signed(modifier)} reaches it on {rolls.min_roll}+ "
+            f"({n} in 6)" if modifier else
+            f"Speed {speed:g} + D6 reaches it on {rolls.min_roll}+ ({n} in 6)")
+
+
+def _inches(d: float) -> str:
+    """A distance for a reader, to the thousandth (a whole number when it is one)."""
+    r = round(d)
+    return f'{r}"' if abs(d - r) <= TOLERANCE else f'{d:.3f}"'
+
+
+def path_summary(path: Path) -> dict[str, Any]:
+    """A path as a player reads it: its length, where it turns, and round what."""
+    legs: list[dict[str, Any]] = []
+    for pc in path.pieces:
+        if isinstance(pc, Segment):
+            legs.append({"straight": round(pc.length, 3), "to": [round(pc.b[0], 3),
+                                                               round(pc.b[1], 3)]})
+        else:
+            legs.append({"round": [round(pc.centre[0], 3), round(pc.centre[1], 3)],
+                         "radius": round(pc.radius, 3),
+                         "turn_degrees": round(math.degrees(abs(pc.sweep)), 1),
+                         "length": round(pc.length, 3)})
+    turns = [leg["round"] for leg in legs if "round" in leg]
+    return {"length": path.length, "legs": legs, "turning_points": turns}
 
 
 def _signed(x: float) -> str:
@@ -258,7 +334,7 @@ def _pt(p: Any) -> Point:
     return (float(p[0]), float(p[1]))
 
 
-def _straight_lower_bound(bf: Battlefield, unit: Unit, m: Model, targets: Sequence[Unit]) -> float:
+def _straight_lower_bound(m: Model, targets: Sequence[Unit]) -> float:
     """No path can be shorter than the straight distance from the centre to the nearest
     engagement position of the farthest target."""
     worst = 0.0
@@ -294,51 +370,36 @@ def _why_no_end(er: EndRegion, tids: list[str]) -> str:
     return "no legal path reaches a position engaged with every declared target"
 
 
-def suggest_end(bf: Battlefield, unit: Unit, lead: Model, targets: Sequence[Unit], er: EndRegion,
-                shortest: Any, allowance: float, path_to_region: PathFinder
-                ) -> tuple[Point, list[Point], str]:
+def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
+                targets: Sequence[Unit], ce: ChargeEnds, shortest: EndPath, allowance: float
+                ) -> tuple[EndPath, str, EndPath | None]:
     """Where the leading model goes with `allowance` inches (§8.7.7 step 4): base contact with a
-    target model if it can reach one, else as close as possible to the targets."""
-    band = contact_band(lead, targets, er.region)
-    if not band.is_empty:
-        p = path_to_region(bf, unit, lead.at, band)
-        if p is not None and p.length <= allowance + TOLERANCE:
-            end = _pt(p.points[-1])
-            tgt = nearest_target_model(end, targets)
-            snapped = snap_to_contact(lead, end, tgt)
-            pts = [_pt(q) for q in p.points[:-1]] + [snapped]
-            # sliding into contact lengthens the last leg by at most the band's width
-            longer = p.length + (math.dist(pts[-2], snapped) - math.dist(pts[-2], end)
-                                 if len(pts) > 1 else math.dist(end, snapped))
-            if longer <= allowance + TOLERANCE and check_end(bf, unit, lead, snapped, targets):
-                return snapped, pts, "base contact"
+    target model if it can reach one, else as close as possible to the targets within 1".
+    Every question is asked of the search that measured the charge. Also the shortest path
+    into base contact (None if there is none)."""
+    def accept(tag: int, at: Point) -> bool:
+        return check_end(bf, unit, lead, at, targets).ok
+
+    steps = None if needs_stepped_ends(nav, lead, ce) else ()
+    contact = path_to_ends(nav, lead.at, with_group(ce, contact_shapes(lead, targets, 0.0)).inner,
+                           accept=accept, stepped=steps, certify=False)
+    if contact is not None and contact.path.length <= allowance + TOLERANCE:
+        return contact, "base contact", contact
     lo, hi = 0.0, ENGAGEMENT_RANGE
-    best = (_pt(shortest.points[-1]), [_pt(q) for q in shortest.points])
-    for _ in range(7):
-        mid = (lo + hi) / 2
-        zone = er.region
+    best = shortest
+    for _ in range(CLOSE_STEPS):
+        d = (lo + hi) / 2
+        near = ce
         for t in targets:
-            zone = zone.intersection(shapely.union_all([range_zone_inner(lead, o, mid)
-                                                        for o in t.models]))
-        p = path_to_region(bf, unit, lead.at, zone) if not zone.is_empty else None
-        if p is not None and p.length <= allowance + TOLERANCE:
-            best = (_pt(p.points[-1]), [_pt(q) for q in p.points])
-            hi = mid
+            near = with_group(near, contact_shapes(lead, [t], d))
+        got = path_to_ends(nav, lead.at, near.inner, accept=accept, bound=allowance + TOLERANCE,
+                           stepped=steps, certify=False)
+        if got is not None:
+            best, hi = got, d
         else:
-            lo = mid
-    return best[0], best[1], f'within {hi:.3f}" of the targets (base contact out of reach)'
-
-
-def details_contact(bf: Battlefield, unit: Unit, lead: Model, targets: Sequence[Unit],
-                    er: EndRegion, path_to_region: PathFinder, speed: float,
-                    modifier: float) -> dict[str, Any]:
-    band = contact_band(lead, targets, er.region)
-    if band.is_empty:
-        return {"contact_distance": None, "contact_roll": None}
-    p = path_to_region(bf, unit, lead.at, band)
-    if p is None:
-        return {"contact_distance": None, "contact_roll": None}
-    rt = roll_table(speed, modifier, p.length)
-    return {"contact_distance": p.length, "contact_roll": rt.min_roll}
+            lo = d
+    gap = min(bases.ellipse_distance(lead.moved_to(best.end).ellipse, o.ellipse)
+              for t in targets for o in t.models if not o.flying)
+    return best, f'{gap:.3f}" from the nearest target model (base contact out of reach)', contact
 
 

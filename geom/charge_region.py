@@ -55,7 +55,7 @@ from .elevation import (
     standing_piece,
     top_at,
 )
-from .end_position import base_on_table, bases_overlap, may_overlap, pieces_under
+from .end_position import base_on_table, bases_overlap, may_overlap, overlaps_piece, pieces_under
 from .engagement import (
     ENGAGEMENT_RANGE,
     in_engagement_range,
@@ -252,7 +252,7 @@ def check_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
     for p in bf.terrain:
         if p.grass or p.id in ok:
             continue
-        if bases.geometry_meets(e, p.footprint.buffer(-TOLERANCE)):
+        if overlaps_piece(bf, e, p):
             return Verdict(False, RULE, f"the base would overlap terrain {p.id!r}")
     for o in bf.models():
         if o.unit == unit.id:
@@ -270,7 +270,8 @@ def check_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
     witnesses = {}
     for t in targets:
         best = None
-        for o in t.models:
+        for o in sorted((o for o in t.models if in_engagement_range(m, o)),
+                        key=lambda o: bases.ellipse_distance(e, o.ellipse)):
             v_ = models_engaged(bf, m, o)
             if v_:
                 best = (o.ref, v_.witness)

@@ -75,6 +75,20 @@ def overlaps_footprint(e: Ellipse, g: BaseGeometry) -> bool:
     return not shrunk.is_empty and bases.geometry_meets(e, shrunk)
 
 
+def overlaps_piece(bf: Battlefield, e: Ellipse, p: TerrainPiece) -> bool:
+    """`overlaps_footprint` for a piece of `bf`, with a quick reject on the bounding box and
+    the shrunk footprint kept with the battlefield."""
+    x0, y0, x1, y1 = p.footprint.bounds
+    if e.cx + e.a <= x0 or e.cx - e.a >= x1 or e.cy + e.a <= y0 or e.cy - e.a >= y1:
+        return False
+    key = ("shrunk footprint", p.id)
+    shrunk = bf.scratch.get(key)
+    if shrunk is None:
+        shrunk = bf.scratch[key] = p.footprint.buffer(-TOLERANCE)
+    assert isinstance(shrunk, BaseGeometry)
+    return not shrunk.is_empty and bases.geometry_meets(e, shrunk)
+
+
 def bases_overlap(a: Model, b: Model) -> bool:
     """Positive-area overlap between two bases (touching is fine)."""
     if a.base.is_disc and b.base.is_disc:
@@ -105,9 +119,8 @@ def end_position_ok(bf: Battlefield, unit: Unit, at: Point, *, model: Model | No
         allowed = may_overlap(bf, top)
         details["standing_on"] = top.id
     grass: list[str] = []
-    centre = SPoint(at)
     for p in bf.terrain:
-        if p.footprint.distance(centre) >= e.a - TOLERANCE or not overlaps_footprint(e, p.footprint):
+        if not overlaps_piece(bf, e, p):
             continue
         if p.grass:
             grass.append(p.id)

@@ -265,29 +265,30 @@ class FreeSpace:
     def arc_events(self) -> tuple[NDArray[np.int64], Arr]:
         """(circle index, relative angle) of every point where a corner circle meets another
         obstacle's offset edge or corner circle, or the table box: the free/blocked state of
-        a circle can only change there."""
+        a circle can only change there. Only nearby pairs are tested (a k-d tree finds the
+        vertices and edges within reach of each circle), so the cost grows with the pairs
+        that meet, not with the square of the obstacles."""
         C = self.circles
         idx_parts: list[NDArray[np.int64]] = []
         ang_parts: list[Arr] = []
         if not len(C):
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        cx, cy, cr = C.x[:, None], C.y[:, None], C.r[:, None]
+        centres = np.column_stack((C.x, C.y))
         # circle / circle (every core vertex carries a circle of its obstacle's rho)
         if len(self.verts):
-            dx = self.verts[None, :, 0] - cx
-            dy = self.verts[None, :, 1] - cy
+            k, m = _near_pairs(centres, C.r + float(self.vert_rho.max()), self.verts)
+            dx, dy = self.verts[m, 0] - C.x[k], self.verts[m, 1] - C.y[k]
             D = np.hypot(dx, dy)
-            rv = self.vert_rho[None, :]
-            ok = (D > np.abs(cr - rv) + 1e-12) & (D < cr + rv - 1e-12)
-            k, m = np.nonzero(ok)
+            rk, rv = C.r[k], self.vert_rho[m]
+            ok = (D > np.abs(rk - rv) + 1e-12) & (D < rk + rv - 1e-12)
+            k, D, dx, dy, rk, rv = k[ok], D[ok], dx[ok], dy[ok], rk[ok], rv[ok]
             if len(k):
-                psi = np.arctan2(dy[k, m], dx[k, m])
-                cosa = (cr[k, 0] ** 2 + D[k, m] ** 2 - rv[0, m] ** 2) / (2 * cr[k, 0] * D[k, m])
-                a = np.arccos(np.clip(cosa, -1, 1))
+                psi = np.arctan2(dy, dx)
+                a = np.arccos(np.clip((rk ** 2 + D ** 2 - rv ** 2) / (2 * rk * D), -1, 1))
                 idx_parts += [k, k]
                 ang_parts += [psi + a, psi - a]
         # circle / offset lines of every core edge (both sides), limited to the edge's extent
-        lines: list[tuple[Arr, Arr, Arr, Arr]] = []  # px, py, ex, ey, length
+        lines: list[tuple[NDArray[np.int64], Arr, Arr, Arr]] = []  # circle, p, u, length
         if len(self.edges):
             e = self.edges
             d = e[:, 2:4] - e[:, 0:2]
@@ -296,30 +297,29 @@ class FreeSpace:
             e, d, L, rho = e[good], d[good], L[good], self.edge_rho[good]
             u = d / L[:, None]
             n = np.column_stack((-u[:, 1], u[:, 0]))
-            for s in (1.0, -1.0):
-                p = e[:, 0:2] + s * rho[:, None] * n
-                lines.append((p, u, L))  # type: ignore[arg-type]
+            k, m = _near_segments(centres, C.r + float(rho.max()), e)
+            for sgn in (1.0, -1.0):
+                p = e[m, 0:2] + sgn * rho[m, None] * n[m]
+                lines.append((k, p, u[m], L[m]))
         x0, y0, x1, y1 = self.rect
         big = 1e6
         box_p = np.array([[x0, -big], [x1, -big], [-big, y0], [-big, y1]])
         box_u = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        lines.append((box_p, box_u, np.full(4, 2 * big)))  # type: ignore[arg-type]
-        for p, u, L in lines:  # type: ignore[misc]
-            wx = p[None, :, 0] - cx
-            wy = p[None, :, 1] - cy
-            b = wx * u[None, :, 0] + wy * u[None, :, 1]
-            cc = wx ** 2 + wy ** 2 - cr ** 2
-            disc = b * b - cc
+        kb = np.repeat(np.arange(len(C)), 4)
+        lines.append((kb, np.tile(box_p, (len(C), 1)), np.tile(box_u, (len(C), 1)),
+                      np.full(4 * len(C), 2 * big)))
+        for k, p, u, L in lines:
+            wx, wy = p[:, 0] - C.x[k], p[:, 1] - C.y[k]
+            b = wx * u[:, 0] + wy * u[:, 1]
+            disc = b * b - (wx ** 2 + wy ** 2 - C.r[k] ** 2)
             ok = disc > 1e-15
-            k, m = np.nonzero(ok)
-            if not len(k):
-                continue
-            sq = np.sqrt(disc[k, m])
-            for t in (-b[k, m] - sq, -b[k, m] + sq):
-                inside = (t >= -1e-9) & (t <= L[m] + 1e-9)
-                kk, mm, tt = k[inside], m[inside], t[inside]
-                px = p[mm, 0] + tt * u[mm, 0] - C.x[kk]
-                py = p[mm, 1] + tt * u[mm, 1] - C.y[kk]
+            k, p, u, L, b = k[ok], p[ok], u[ok], L[ok], b[ok]
+            sq = np.sqrt(disc[ok])
+            for t in (-b - sq, -b + sq):
+                inside = (t >= -1e-9) & (t <= L + 1e-9)
+                kk = k[inside]
+                px = p[inside, 0] + t[inside] * u[inside, 0] - C.x[kk]
+                py = p[inside, 1] + t[inside] * u[inside, 1] - C.y[kk]
                 idx_parts.append(kk)
                 ang_parts.append(np.arctan2(py, px))
         idx = np.concatenate(idx_parts) if idx_parts else np.zeros(0, dtype=np.int64)
@@ -327,6 +327,28 @@ class FreeSpace:
         rel = rel_angle(ang, C.start[idx])
         keep = (rel > 1e-12) & (rel < C.span[idx] - 1e-12)
         return idx[keep], rel[keep]
+
+
+def _near_segments(centres: Arr, radius: Arr, segs: Arr) -> tuple[NDArray[np.int64],
+                                                                   NDArray[np.int64]]:
+    """All (i, j) with segment j within radius[i] of centres[i] (an STR-tree query)."""
+    if not len(centres) or not len(segs):
+        z = np.zeros(0, dtype=np.int64)
+        return z, z
+    tree = shapely.STRtree(shapely.linestrings(segs.reshape(-1, 2, 2)))
+    i, j = tree.query(shapely.points(centres), predicate="dwithin", distance=radius + 1e-9)
+    return i.astype(np.int64), j.astype(np.int64)
+
+
+def _near_pairs(centres: Arr, radius: Arr, points: Arr) -> tuple[NDArray[np.int64],
+                                                                  NDArray[np.int64]]:
+    """All (i, j) with |centres[i] − points[j]| ≤ radius[i] (a k-d tree query)."""
+    if not len(centres) or not len(points):
+        z = np.zeros(0, dtype=np.int64)
+        return z, z
+    tree = shapely.STRtree(shapely.points(points))
+    i, j = tree.query(shapely.points(centres), predicate="dwithin", distance=radius + 1e-9)
+    return i.astype(np.int64), j.astype(np.int64)
 
 
 @dataclass

@@ -398,6 +398,12 @@ class Battlefield:
     def _units(self) -> dict[str, Unit]:
         return {u.id: u for u in self.units}
 
+    @cached_property
+    def scratch(self) -> dict[object, object]:
+        """Structures derived from this battlefield (e.g. navigators), keyed by what built
+        them. A battlefield never changes, so nothing kept here goes stale."""
+        return {}
+
     def piece(self, piece_id: str) -> TerrainPiece:
         try:
             return self._pieces[piece_id]

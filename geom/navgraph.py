@@ -1,12 +1,18 @@
-"""The static tangent graph of a free space (rulebook §4.3, §4.6; the shortest legal path).
+"""The tangent graph of a free space (rulebook §4.3, §4.6; the shortest legal path).
 
 Shortest paths among obstacles with rounded corners run along segments tangent to two corner
-circles and along free arcs of those circles. The graph's nodes are the tangent points of every
-free common tangent of two corner circles (each in the cone where its circle bounds its own
-clearance zone); its edges are those tangent segments and the free arcs between consecutive
-nodes on a circle. Queries attach their start and goal by the tangents from those points. So
-the graph contains the exact shortest path, and it depends only on the table and the mover's
-clearance: it is built once per navigator and kept between queries.
+circles and along free arcs of those circles. The graph's nodes are the tangent points of the
+common tangents of two corner circles (each in the cone where its circle bounds its own
+clearance zone, at a free point of it); its edges are those tangent segments, when free, and the
+free arcs between consecutive nodes on a circle. Queries attach their start and goal by the
+tangents from those points. So the graph contains the exact shortest path.
+
+`LazyGraph` is what navigators use: building it costs only the corner circles and their free
+arcs; the tangent points of a circle are computed the first time a search reaches it, and a
+tangent segment is tested for clearance the first time a search wants to use it. Both are kept
+for every later query on the same navigator, so the graph grows where questions are asked and
+is never built where they are not. `TangentGraph` builds every node and edge at once; it is the
+reference the tests compare the lazy graph with.
 """
 
 from __future__ import annotations
@@ -65,11 +71,114 @@ def bitangents(C: Circles, i: NDArray[np.int64], j: NDArray[np.int64]) -> tuple[
             np.concatenate(ang_j))
 
 
-# --------------------------------------------------------------------------- the graph
+def typed_bitangents(C: Circles, i: NDArray[np.int64], j: NDArray[np.int64]
+                     ) -> tuple[Arr, Arr, NDArray[np.bool_]]:
+    """The four common tangents of circles i[k] < j[k], by type (0, 1 outer; 2, 3 inner): the
+    tangent angles on circle i and on circle j, shape (n, 4), and which exist. Computed the
+    same way whichever circle asks, so both ends of a tangent agree bit for bit."""
+    dx, dy = C.x[j] - C.x[i], C.y[j] - C.y[i]
+    D = np.hypot(dx, dy)
+    psi = np.arctan2(dy, dx)
+    ri, rj = C.r[i], C.r[j]
+    safe = np.where(D > 0, D, 1.0)
+    a_out = np.arccos(np.clip((ri - rj) / safe, -1, 1))
+    a_in = np.arccos(np.clip((ri + rj) / safe, -1, 1))
+    ang_i = np.column_stack((psi + a_out, psi - a_out, psi + a_in, psi - a_in))
+    ang_j = ang_i.copy()
+    ang_j[:, 2:] += math.pi
+    outer = D > np.abs(ri - rj) + 1e-12
+    inner = D > ri + rj + 1e-12
+    valid = np.column_stack((outer, outer, inner, inner))
+    return ang_i, ang_j, valid
+
+
+# --------------------------------------------------------------------------- the lazy graph
+
+@dataclass
+class CircleNodes:
+    """The tangent points on one corner circle, sorted by angle in its cone: for each, its node
+    key, its angle, its point, and the other end of its tangent segment (key, circle, angle,
+    point) with the segment's length."""
+
+    rel: Arr
+    key: NDArray[np.int64]
+    xy: Arr
+    partner: NDArray[np.int64]
+    pcircle: NDArray[np.int64]
+    prel: Arr
+    pxy: Arr
+    length: Arr
+
+
+class LazyGraph:
+    """A tangent graph built where searches go (see the module docstring).
+
+    Node keys: the tangent of type t between circles i < j has key ((i·K + j)·4 + t)·2 + s at
+    its end on circle i (s = 0) or j (s = 1); `key >> 1` names the segment."""
+
+    def __init__(self, fs: FreeSpace) -> None:
+        self.fs = fs
+        self.C = fs.circles
+        self.K = len(self.C)
+        self.arcs = ArcMap.build(fs)
+        self._nodes: dict[int, CircleNodes] = {}
+        self._clear: dict[int, bool] = {}
+
+    @property
+    def n_circles_built(self) -> int:
+        return len(self._nodes)
+
+    def nodes(self, k: int) -> CircleNodes:
+        """The tangent points on circle k (computed once)."""
+        got = self._nodes.get(k)
+        if got is not None:
+            return got
+        C, K, fs = self.C, self.K, self.fs
+        m = np.delete(np.arange(K), k)
+        i, j = np.minimum(k, m), np.maximum(k, m)
+        ai, aj, valid = typed_bitangents(C, i, j)
+        on_i = (i == k)[:, None]
+        ang_k = np.where(on_i, ai, aj)
+        ang_o = np.where(on_i, aj, ai)
+        other = np.repeat(m[:, None], 4, axis=1)
+        t = np.broadcast_to(np.arange(4), ang_k.shape)
+        seg = ((i[:, None] * K + j[:, None]) * 4 + t).astype(np.int64)
+        side = np.where(on_i, 0, 1).astype(np.int64)
+        sel = valid.ravel()
+        ang_k, ang_o = ang_k.ravel()[sel], ang_o.ravel()[sel]
+        other, seg = other.ravel()[sel], seg.ravel()[sel]
+        side = np.broadcast_to(side, valid.shape).ravel()[sel]
+        kk = np.full(len(ang_k), k)
+        ok_k, rel_k = in_cone(C, kk, ang_k)
+        ok_o, rel_o = in_cone(C, other, ang_o)
+        P = np.column_stack((C.x[k] + C.r[k] * np.cos(ang_k), C.y[k] + C.r[k] * np.sin(ang_k)))
+        Q = np.column_stack((C.x[other] + C.r[other] * np.cos(ang_o),
+                             C.y[other] + C.r[other] * np.sin(ang_o)))
+        ok = ok_k & ok_o & fs.in_rect(P) & fs.in_rect(Q)
+        idx = np.nonzero(ok)[0]
+        ok[idx] &= self.arcs.point_free(kk[idx], rel_k[idx])
+        ok[idx] &= self.arcs.point_free(other[idx], rel_o[idx])
+        o = np.nonzero(ok)[0]
+        o = o[np.argsort(rel_k[o], kind="stable")]
+        got = CircleNodes(rel_k[o], seg[o] * 2 + side[o], P[o], seg[o] * 2 + 1 - side[o],
+                          other[o], rel_o[o], Q[o], np.hypot(*(P[o] - Q[o]).T))
+        self._nodes[k] = got
+        return got
+
+    def segment_clear(self, seg: int, p: Arr, q: Arr) -> bool:
+        """Is tangent segment `seg` (from p to q) free? Tested once, then remembered."""
+        got = self._clear.get(seg)
+        if got is None:
+            got = bool(self.fs.segments_clear(p[None, :], q[None, :])[0])
+            self._clear[seg] = got
+        return got
+
+
+# --------------------------------------------------------------------------- the full graph
 
 @dataclass
 class TangentGraph:
-    """Static tangent graph of a free space: nodes are tangent points on corner circles."""
+    """Every node and edge of the tangent graph, built at once (the reference)."""
 
     fs: FreeSpace
     arcs: ArcMap

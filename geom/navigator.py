@@ -26,17 +26,18 @@ from typing import Any
 import numpy as np
 import shapely
 from numpy.typing import NDArray
-from scipy.sparse.csgraph import dijkstra
 from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
 
 from .freespace import TWO_PI, FreeSpace
 from .model import Battlefield, Point, Unit
-from .navgraph import TangentGraph
-from .obstacles import Obstacle, is_level, movement_obstacles
-from .paths import EXACT_BOUND, Arc, Path, Piece, Segment, joined, polyline
+from .navgraph import LazyGraph
+from .obstacles import OVAL_SIDES, Obstacle, is_level, movement_obstacles
+from .paths import EXACT_BOUND, Path, Segment, joined
+from .pathsearch import FixedEnds, Search
 
 TARGET_BOUND = 0.01
+SEARCHES_KEPT = 32  # searches a navigator keeps, by start
 
 
 def _xy(p: Sequence[float]) -> Point:
@@ -47,8 +48,9 @@ def _xy(p: Sequence[float]) -> Point:
 class Navigator:
     """Everything needed to answer path questions for one mover on one battlefield.
 
-    Building it costs the tangent graph (tens to hundreds of ms on a full table); each query
-    then costs a few ms. Module-level functions build one per call; keep one to ask many.
+    Building one costs the free space and its free arcs (a few ms on a full table); the tangent
+    graph grows lazily where questions go and is kept, as are the searches from the last
+    starts asked about. `navigator_for` keeps one per (battlefield, mover) for every caller.
     """
 
     bf: Battlefield
@@ -57,8 +59,9 @@ class Navigator:
     gap: float | None = None
     oval_sides: int = 0
     fs: FreeSpace = field(init=False)
-    graph: TangentGraph = field(init=False)
+    graph: LazyGraph = field(init=False)
     _inner: Navigator | None = field(default=None, init=False, repr=False)
+    _searches: dict[Point, Search] = field(default_factory=dict, init=False, repr=False)
     _inner_mode: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -73,7 +76,7 @@ class Navigator:
             if self.oval_sides:
                 obstacles = [self._resample_oval(o) for o in obstacles]
         self.fs = FreeSpace(obstacles, (c, c, t.width - c, t.depth - c), c)
-        self.graph = TangentGraph.build(self.fs)
+        self.graph = LazyGraph(self.fs)
 
     def _resample_oval(self, o: Obstacle) -> Obstacle:
         if o.exact or not o.ref.startswith("model/"):
@@ -98,36 +101,23 @@ class Navigator:
             obs = [o if o.exact else replace(o, core=o.inner, exact=True)
                    for o in self.fs.obstacles]
             nav.fs = FreeSpace(obs, self.fs.rect, self.fs.clearance)
-            nav.graph = TangentGraph.build(nav.fs)
+            nav.graph = LazyGraph(nav.fs)
+            nav._searches = {}
             nav._inner = None
             nav._inner_mode = True
             self._inner = nav
         return self._inner
 
-    # ---- shared search machinery ----------------------------------------------------------
-    def _search(self, start: Point, goal: Point | None) -> _Search:
-        g = self.graph
-        N = g.n_nodes
-        ks, rs, ps, ds = g.attach(start)
-        if goal is not None:
-            kg, rg, pg, dg = g.attach(goal)
-        else:
-            kg, rg, pg, dg = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((0, 2)),
-                              np.zeros(0))
-        ns, ng = len(ks), len(kg)
-        S, G = N + ns + ng, N + ns + ng + 1
-        circle = np.concatenate([g.node_circle, ks, kg])
-        rel = np.concatenate([g.node_rel, rs, rg])
-        xy = np.vstack([g.node_xy, ps, pg, [start], [goal if goal is not None else start]])
-        query = np.zeros(len(circle), dtype=bool)
-        query[N:] = True
-        au, av, aw = g.arc_edges(circle, rel, query)
-        eu = np.concatenate([au, np.full(ns, S), np.full(ng, G)])
-        ev = np.concatenate([av, np.arange(N, N + ns), np.arange(N + ns, N + ns + ng)])
-        ew = np.concatenate([aw, np.maximum(ds, 1e-12), np.maximum(dg, 1e-12)])
-        M = g.matrix(eu, ev, ew, G + 1)
-        dist, pred = dijkstra(M, directed=False, indices=S, return_predecessors=True)
-        return _Search(self, S, G, circle, rel, xy, dist, pred)
+    # ---- searches -------------------------------------------------------------------------
+    def search(self, start: Point) -> Search:
+        """The search from `start` (a free point), kept for later questions from it."""
+        start = _xy(start)
+        got = self._searches.get(start)
+        if got is None:
+            if len(self._searches) >= SEARCHES_KEPT:
+                self._searches.pop(next(iter(self._searches)))
+            got = self._searches[start] = Search(self.graph, start)
+        return got
 
     def start_blockers(self, p: Point) -> list[str]:
         return self.fs.blockers(SPoint(p))
@@ -145,8 +135,8 @@ class Navigator:
         if self.fs.segments_clear(np.array([s1]), np.array([g1]))[0]:
             path: Path | None = Path((s1, g1), math.dist(s1, g1), (Segment(s1, g1),))
         else:
-            s = self._search(s1, g1)
-            path = s.path_to(s.G) if np.isfinite(s.dist[s.G]) else None
+            found = self.search(s1).ask(FixedEnds(np.array([g1])))
+            path = found.path if found is not None else None
         if path is not None:
             path = joined(start, path, goal)
         return self._certify(path, lambda nav: nav.shortest_path(start, goal))
@@ -254,55 +244,20 @@ class Navigator:
         return travel_region(self, start, allowance, rays)
 
 
-@dataclass
-class _Search:
-    nav: Navigator
-    S: int
-    G: int
-    circle: NDArray[np.int64]
-    rel: NDArray[np.float64]
-    xy: NDArray[np.float64]
-    dist: NDArray[np.float64]
-    pred: NDArray[np.int32]
-
-    def chain(self, node: int) -> list[int]:
-        out = [node]
-        while out[-1] != self.S:
-            p = int(self.pred[out[-1]])
-            if p < 0:
-                raise RuntimeError("broken predecessor chain")
-            out.append(p)
-        return out[::-1]
-
-    def _arc(self, a: int, b: int, length: float) -> Arc:
-        C = self.nav.fs.circles
-        k = int(self.circle[a])
-        ra, rb = float(self.rel[a]), float(self.rel[b])
-        r = float(C.r[k])
-        cands = [rb - ra]
-        if C.span[k] >= TWO_PI - 1e-9:
-            cands += [rb - ra - TWO_PI, rb - ra + TWO_PI]
-        sweep = min(cands, key=lambda d: abs(r * abs(d) - length))
-        return Arc((float(C.x[k]), float(C.y[k])), r, float(C.start[k]) + ra, sweep)
-
-    def pieces(self, nodes: list[int]) -> list[Piece]:
-        out: list[Piece] = []
-        n_circ = len(self.circle)
-        for a, b in zip(nodes[:-1], nodes[1:], strict=True):
-            w = float(self.dist[b] - self.dist[a])
-            if a < n_circ and b < n_circ and self.circle[a] == self.circle[b]:
-                out.append(self._arc(a, b, w))
-            else:
-                out.append(Segment(_xy(self.xy[a]), _xy(self.xy[b])))
-        return out
-
-    def path_to(self, node: int) -> Path:
-        nodes = self.chain(node)
-        pieces = self.pieces(nodes)
-        return Path(polyline(pieces, _xy(self.xy[self.S])), float(self.dist[node]),
-                    tuple(pieces))
-
-    # The last leg of a shortest path to a region leaves a corner circle tangentially (or the
-    # start) and meets the region at a local minimum of the distance along the leg: a vertex
-    # of the region, the foot of a perpendicular on one of its edges, or a point where the
-    # circle itself enters the region. Enumerating those per circle, cheapest bound first,
+def navigator_for(bf: Battlefield, unit: Unit, ignore_models: Sequence[str] = (),
+                  gap: float | None = None, oval_sides: int = 0) -> Navigator:
+    """The navigator of `unit` on `bf`, built once and kept with the battlefield: every
+    question of one command about that mover shares its graph and searches. `oval_sides`
+    above the default polygonises oval bases among the obstacles more finely."""
+    if oval_sides <= OVAL_SIDES:
+        oval_sides = 0
+    key = ("navigator", unit.id, unit.size, unit.gap_clearance, unit.flying,
+           tuple(sorted(ignore_models)), gap, oval_sides)
+    got = bf.scratch.get(key)
+    if not isinstance(got, Navigator) or got.unit is not unit:
+        if oval_sides and not any(not o.exact for o in
+                                  navigator_for(bf, unit, ignore_models, gap).fs.obstacles):
+            return navigator_for(bf, unit, ignore_models, gap)  # no ovals: nothing to refine
+        got = Navigator(bf, unit, tuple(ignore_models), gap, oval_sides)
+        bf.scratch[key] = got
+    return got

@@ -39,12 +39,13 @@ def travel_region(nav: Navigator, start: Point, allowance: float, rays: int = 14
     start, L = es[0], L - es[1]
     caster = _RayCaster(nav.fs)
     parts: list[BaseGeometry] = [caster.star(start, L, rays)]
-    s = nav._search(start, None)
-    finite = np.isfinite(s.dist) & (s.dist < L)
-    nodes = np.nonzero(finite[: len(s.circle)])[0]
-    for k in np.unique(s.circle[nodes]):
-        on = nodes[s.circle[nodes] == k]
-        parts.extend(caster.fans(nav, int(k), s.rel[on], s.dist[on], L))
+    s = nav.search(start)
+    s.settle(L)
+    for k in s.circles_reached():
+        rel, cost = s.settled_on(k)
+        near = cost < L
+        if near.any():
+            parts.extend(caster.fans(nav, k, rel[near], cost[near], L))
     region = shapely.union_all([p for p in parts if not p.is_empty])
     x0, y0, x1, y1 = nav.fs.rect
     return region.intersection(box(x0, y0, x1, y1)).buffer(0)

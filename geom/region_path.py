@@ -1,377 +1,505 @@
-"""The shortest legal path to a region of end positions (rulebook §4.3, §8.5.3, §8.7.7: a
-charge is measured along the real path to the nearest legal end).
+"""The shortest legal path to a set of end positions (rulebook §4.3, §8.5.3, §8.7.7: a charge is
+measured along the real path to the nearest legal end).
 
-The last leg of a shortest path to a region leaves a corner circle tangentially (or the start)
-and meets the region at a local minimum of the distance along the leg: a vertex of the region,
-the foot of a perpendicular on one of its edges, or a point where the circle itself enters the
-region. Enumerating those per circle, cheapest bound first, finds the optimum for a polygonal
-region.
+The last leg of a shortest path to a set E leaves the start, or leaves a corner circle
+tangentially, and stops at a point of E's boundary where moving the end along the boundary
+cannot shorten it: where the leg meets a boundary piece square (the foot of a perpendicular
+on a segment; on a circle, the point on the line through its centre; on a convex curve, where
+its normal points back along the leg), or at a vertex where two boundary pieces cross, or
+where the corner circle itself enters E (a leg of length 0). E's boundary lies on the
+boundaries of its shapes and of the free space (`geom.endset`), so every such point is computed
+in closed form, for the start and for every corner circle the search reaches, and offered to
+the search (`geom.pathsearch`) as a terminal. The cheapest one whose leg is clear is the exact
+answer — no polygon stands in for a circle, so a distance exactly at a limit comes out at it.
+
+Ends inside a clearance zone ("stepped" ends: the gap rule is about passing, not stopping,
+§4.6; a base may overhang a top's edge, FAQ) are reached by a straight step from the free
+space (`Navigator.escape`). They are found by sampling E's boundary inside the zones and
+refining around the best sample; `error_bound` then carries the sample spacing.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
-import shapely
 from numpy.typing import NDArray
 from shapely.geometry import Point as SPoint
-from shapely.geometry import Polygon, box
+from shapely.geometry import box as sbox
 from shapely.geometry.base import BaseGeometry
 
-from .freespace import TWO_PI, rel_angle
+from .endset import (
+    Arr,
+    Curve,
+    EndSet,
+    Grown,
+    Primitives,
+    Shape,
+    box_primitives,
+    circle_circle,
+    circle_segment,
+    clip,
+    curve_crossings,
+    curve_roots,
+    grown_primitives,
+    shape_primitives,
+    vertices,
+)
+from .freespace import in_cone
 from .model import Point
-from .navigator import Navigator, _Search, _xy
-from .paths import EXACT_BOUND, Arc, Path, Segment, joined, polyline
+from .navigator import Navigator, _xy
+from .paths import EXACT_BOUND, Path, Segment, joined
+from .pathsearch import FixedEnds, Question, Search, Terminals
 
-ZONE_QUAD_SEGS = 32  # zones cut from target regions: circumscribed, at least 128-gons
-TARGET_CUT_BOUND = 0.004  # worst-case length lost to that polygonisation (see _target)
-STEP_SAMPLE = 0.05       # spacing of sampled ends inside clearance zones (_stepped_end)
-STEP_SAMPLES_MAX = 240
+STEP_SAMPLE = 0.05       # spacing of sampled stepped ends on the boundary
+STEP_SAMPLES_MAX = 400
+STEP_REFINE = 2          # rounds of refinement around the best sampled stepped end
+
+Accept = Callable[[int, Point], bool]
 
 
-# ---- path to a region -------------------------------------------------------------------
-def path_to_region(nav: Navigator, start: Point, region: BaseGeometry) -> Path | None:
-    start = _xy(start)
-    if region is None or region.is_empty:
-        return None
-    if nav.unit.flying:
-        t = nav.bf.table
-        reg = region.intersection(box(0, 0, t.width, t.depth))
-        if reg.is_empty:
-            return None
-        line = shapely.shortest_line(SPoint(start), reg)
-        end = _xy(line.coords[-1])
-        return nav._finish(Path((start, end), math.dist(start, end),
-                                 (Segment(start, end),), flying=True))
-    if region.covers(SPoint(start)):
-        return nav._finish(Path((start,), 0.0))
-    es = nav.escape(start)
-    if es is None:
-        return None
-    s1 = es[0]
-    target, cut_bound = _target(nav, region)
-    path: Path | None = None
-    if target.is_empty:
-        pass
-    elif target.covers(SPoint(s1)):
-        path = Path((s1,), 0.0)
-    else:
-        path = best_to_region(nav._search(s1, None), target)
-    if path is not None:
-        path = joined(start, replace(path, error_bound=path.error_bound + cut_bound), None)
-    stepped = _stepped_end(nav, start, region, target)
-    if stepped is not None and (path is None or stepped.length < path.length - EXACT_BOUND):
-        return stepped
-    return nav._certify(path, lambda n: path_to_region(n, start, region))
+@dataclass
+class _Target:
+    """One end set prepared for a search: its window, boundary pieces and crossing points."""
 
-# The gap rule is about passing between obstacles, not about stopping (§4.6): an end inside
-# the clearance zone of a single obstacle (base contact with an enemy for a Size-3 model on a
-# base smaller than 3", a base overhanging a top's edge) is a legal end that `shortest_path`
-# reaches by a straight step from the free space (`escape`). `_target` cuts those ends out of
-# the region, so they are searched here, by sampling the boundary of the part cut away (the
-# cheapest such end lies on it: moving an end towards its escape point shortens the step).
-def _stepped_end(nav: Navigator, start: Point, region: BaseGeometry, target: BaseGeometry
-                 ) -> Path | None:
-    t = nav.bf.table
-    inside = region.intersection(box(0, 0, t.width, t.depth)).difference(target)
-    if inside.is_empty or inside.area < 1e-8:
-        return None
-    # Only ends where the mover's base overlaps no obstacle itself (a base off the table,
-    # on a wall, on another base, across a top's edge is no legal end whatever the region
-    # says). With a base radius ≥ the clearance, as for every catalogue unit, nothing is
-    # left and this search costs nothing.
-    fs = nav.fs
-    r = max(m.base.a for m in nav.unit.models)
-    rim = box(r, r, t.width - r, t.depth - r) if 2 * r < min(t.width, t.depth) else Polygon()
-    hard = [shapely.buffer(fs.cores[j], (fs.rho[j] - fs.clearance
-                                         if shapely.get_type_id(fs.cores[j]) == 0 else 0.0)
-                           + r - 1e-9, quad_segs=32)
-            for j in fs.tree.query(inside, predicate="dwithin",
-                                   distance=fs.rho_max + r)]
-    inside = inside.intersection(rim)
-    if hard:
-        inside = inside.difference(shapely.union_all(hard))
-    if inside.is_empty or inside.area < 1e-8:
-        return None
-    shapely.prepare(region)
+    ends: EndSet
+    window: tuple[float, float, float, float]
+    prims: Primitives
+    verts: Arr
 
-    def best_of(points: NDArray[np.float64]) -> tuple[float, Path | None, int]:
-        best, best_p, best_i = math.inf, None, -1
-        for i, q in enumerate(points):
-            if not region.covers(SPoint(q)):
+
+class EndQuestion(Question):
+    """The question "shortest path to any of these end sets" (see the module docstring).
+    `accept(tag, end)` may reject an end after all (an exact re-check)."""
+
+    def __init__(self, nav: Navigator, ends: Sequence[EndSet], accept: Accept | None = None
+                 ) -> None:
+        self.nav = nav
+        self.fs = nav.fs
+        self.targets: list[_Target] = []
+        self.check = accept
+        for es in ends:
+            w = es.window()
+            if w is None:
                 continue
-            p = nav.shortest_path(start, _xy(q))
-            if p is not None and p.length < best:
-                best, best_p, best_i = p.length, p, i
-        return best, best_p, best_i
+            es = es.near(w)
+            p = Primitives()
+            for shape in es.shapes():
+                p.extend(shape_primitives(shape))
+            p.extend(box_primitives(es.box))
+            p.extend(self._free_space_pieces(w))
+            p = clip(p, w, 1e-6)
+            v = es.nudge(vertices(p))
+            v = v[self.member(es, v)] if len(v) else v
+            self.targets.append(_Target(es, w, p, v))
 
-    ring = inside.boundary
-    total = float(ring.length)
-    h = max(STEP_SAMPLE, total / STEP_SAMPLES_MAX)
-    ts = np.arange(0.0, total, h)
-    pts = shapely.get_coordinates(shapely.line_interpolate_point(ring, ts))
-    pts = np.vstack([pts, shapely.get_coordinates(inside)])
-    best, best_p, i = best_of(pts)
-    if best_p is None:
-        return None
-    if i < len(ts):  # refine along the boundary around the best sample
-        fine = np.clip(ts[i] + np.linspace(-h, h, 41), 0.0, total)
-        f_best, f_p, _ = best_of(shapely.get_coordinates(
-            shapely.line_interpolate_point(ring, fine)))
-        if f_p is not None and f_best < best:
-            best_p = f_p
-        h = 2 * h / 40
-    # sampled, not exact: a sample spacing h may miss up to ~h of length (the step's length
-    # changes at most about as fast as the end moves along the boundary)
-    return replace(best_p, error_bound=best_p.error_bound + h)
+    def _free_space_pieces(self, w: tuple[float, float, float, float]) -> Primitives:
+        """The boundary of the free space near the window: offsets of obstacle cores."""
+        fs = self.fs
+        p = box_primitives(fs.rect)
+        if len(fs.obstacles):
+            for j in fs.tree.query(sbox(*w), predicate="dwithin", distance=fs.rho_max):
+                p.extend(grown_primitives(fs.cores[j], float(fs.rho[j])))
+        return p
 
-def _target(nav: Navigator, region: BaseGeometry) -> tuple[BaseGeometry, float]:
-    """The region less the clearance zones (circumscribed polygons) and off-table parts."""
-    x0, y0, x1, y1 = nav.fs.rect
-    reg = region.intersection(box(x0, y0, x1, y1))
-    if reg.is_empty or not len(nav.fs.obstacles):
-        return reg, 0.0
-    k0 = 1 / math.cos(math.pi / (4 * ZONE_QUAD_SEGS))
-    idx = nav.fs.tree.query(reg, predicate="dwithin", distance=nav.fs.rho_max * k0)
-    if len(idx) == 0:
-        return reg, 0.0
-    # The circumscribed zones stand out from the true ones by δ = ρ(sec(π/4q) − 1) radially,
-    # but where the region's edge meets a zone at a grazing angle the cut end moves along
-    # that edge by up to sqrt(2ρδ + δ²) (the chord of a circle grown by δ at tangency).
-    # Pick q so that this worst case stays within TARGET_CUT_BOUND.
-    rho = float(nav.fs.rho[idx].max())
-    q = max(ZONE_QUAD_SEGS, math.ceil(math.pi * rho / (4 * TARGET_CUT_BOUND)))
-    k = 1 / math.cos(math.pi / (4 * q))
-    zones = [nav.fs.cores[j].buffer(nav.fs.rho[j] * k, quad_segs=q) for j in idx]
-    cut = reg.difference(shapely.union_all(zones))
-    delta = rho * (k - 1)
-    return cut, math.sqrt(2 * rho * delta + delta * delta)
+    def member(self, es: EndSet, pts: Arr) -> NDArray[np.bool_]:
+        ok = es.contains(pts)
+        idx = np.nonzero(ok)[0]
+        if len(idx):
+            ok[idx] = self.fs.points_clear(pts[idx])
+        return ok
+
+    @property
+    def empty(self) -> bool:
+        return not self.targets
+
+    def lower_bound(self, x: float, y: float) -> float:
+        best = math.inf
+        for t in self.targets:
+            x0, y0, x1, y1 = t.window
+            best = min(best, math.hypot(max(x0 - x, 0.0, x - x1), max(y0 - y, 0.0, y - y1)))
+        return best
+
+    def accept(self, s: Search, t: Terminals, i: int) -> bool:
+        if self.check is None:
+            return True
+        e = t.end[i]
+        return self.check(int(t.tag[i]), (float(e[0]), float(e[1])))
+
+    # ---- terminals from the start ------------------------------------------------------------
+    def start_terminals(self, s: Search) -> Terminals | None:
+        ends, tags = [], []
+        p = np.asarray(s.start)
+        for ti, t in enumerate(self.targets):
+            cand = [t.verts, _nearest_on(t.prims, p)]
+            e = t.ends.nudge(np.vstack(cand))
+            if not len(e):
+                continue
+            e = e[self.member(t.ends, e)]
+            ends.append(e)
+            tags.append(np.full(len(e), ti))
+        if not ends:
+            return None
+        e = np.vstack(ends)
+        return Terminals(np.repeat(p[None, :], len(e), axis=0), e, np.zeros(len(e)),
+                         np.concatenate(tags).astype(np.int64))
+
+    # ---- terminals leaving corner circle k -------------------------------------------------
+    def circle_terminals(self, s: Search, k: int) -> Terminals | None:
+        C, fs, arcs = s.C, self.fs, s.graph.arcs
+        o = np.array([C.x[k], C.y[k]])
+        rho = float(C.r[k])
+        deps, ends, tags = [], [], []
+        for ti, t in enumerate(self.targets):
+            d, e, fresh = _legs_from_circle(o, rho, t.prims, t.verts)
+            if not len(e):
+                continue
+            ok = np.ones(len(e), dtype=bool)
+            if fresh.any():
+                idx = np.nonzero(fresh)[0]
+                e[idx] = t.ends.nudge(e[idx])
+                ok[idx] = self.member(t.ends, e[idx])
+            deps.append(d[ok])
+            ends.append(e[ok])
+            tags.append(np.full(int(ok.sum()), ti))
+        if not deps:
+            return None
+        dep, end = np.vstack(deps), np.vstack(ends)
+        tag = np.concatenate(tags).astype(np.int64)
+        th = np.arctan2(dep[:, 1] - o[1], dep[:, 0] - o[0])
+        ok, rel = in_cone(C, np.full(len(th), k), th)
+        ok &= fs.in_rect(dep)
+        idx = np.nonzero(ok)[0]
+        ok[idx] &= arcs.point_free(np.full(len(idx), k), rel[idx])
+        if not ok.any():
+            return None
+        return Terminals(dep[ok], end[ok], np.zeros(int(ok.sum())), tag[ok], k, rel[ok])
 
 
-
-# finds the exact optimum.
-def best_to_region(s: _Search, target: BaseGeometry) -> Path | None:
-    fs = s.nav.fs
-    C = fs.circles
-    verts, edges = _region_features(target)
-    shapely.prepare(target)
-    best = math.inf
-    best_path: Path | None = None
-    n_circ = len(s.circle)
-    node_ids = np.nonzero(np.isfinite(s.dist[:n_circ]))[0]
-    # quick upper bounds: nearest region point straight from a reached node (or start)
-    cand = np.concatenate([[s.S], node_ids])
-    pts = s.xy[cand]
-    dreg = np.asarray(shapely.distance(shapely.points(pts), target), dtype=float)
-    lb = s.dist[cand] + dreg
-    order = np.argsort(lb)
-    for chunk_start in range(0, len(order), 64):
-        chunk = order[chunk_start:chunk_start + 64]
-        if lb[chunk[0]] >= best:
-            break
-        lines = shapely.shortest_line(shapely.points(pts[chunk]), target)
-        ends = shapely.get_coordinates(lines).reshape(-1, 2, 2)[:, 1]
-        clear = fs.segments_clear(pts[chunk], ends)
-        for i in np.nonzero(clear)[0]:
-            val = lb[chunk[i]]
-            if val < best:
-                best = float(val)
-                best_path = _finish_leg(s, int(cand[chunk[i]]), None, _xy(ends[i]))
-            break
-    # exact: legs from the start to region vertices and perpendicular feet
-    src = s.xy[s.S]
-    e_pts, e_len = _leg_targets(src[None, :], verts, edges)
-    if len(e_len):
-        o = np.argsort(e_len[0])
-        o = o[e_len[0][o] < best]
-        if len(o):
-            clear = fs.segments_clear(np.repeat(src[None, :], len(o), axis=0), e_pts[0][o])
-            hit = np.nonzero(clear)[0]
-            if len(hit):
-                i = o[hit[0]]
-                best = float(e_len[0][i])
-                best_path = _finish_leg(s, s.S, None, _xy(e_pts[0][i]))
-    # exact: legs leaving each reached corner circle tangentially
-    if not len(node_ids) or not len(C):
-        return best_path
-    circles = np.unique(s.circle[node_ids])
-    dmin = np.full(len(C), np.inf)
-    np.minimum.at(dmin, s.circle[node_ids], s.dist[node_ids])
-    cdist = np.asarray(shapely.distance(shapely.points(np.column_stack((C.x, C.y))[circles]),
-                                        target), dtype=float)
-    clb = dmin[circles] + np.maximum(0.0, cdist - C.r[circles])
-    heap = [(float(v), int(k)) for v, k in zip(clb, circles, strict=True)]
-    heapq.heapify(heap)
-    while heap:
-        v, k = heapq.heappop(heap)
-        if v >= best:
-            break
-        res = _circle_legs(s, k, node_ids, verts, edges, best)
-        if res is not None:
-            best, best_path = res
-    return best_path
-
-def _circle_legs(s: _Search, k: int, node_ids: NDArray[np.int64], verts: NDArray[np.float64],
-                 edges: NDArray[np.float64], best: float) -> tuple[float, Path] | None:
-    fs = s.nav.fs
-    C = fs.circles
-    cx, cy, r = float(C.x[k]), float(C.y[k]), float(C.r[k])
-    c = np.array([cx, cy])
-    th: list[NDArray[np.float64]] = []
-    ends: list[NDArray[np.float64]] = []
-    if len(verts):  # tangents from region vertices to this circle
-        d = verts - c
+def _nearest_on(p: Primitives, s: Arr) -> Arr:
+    """The points of each boundary piece where a straight leg from s meets it square."""
+    out: list[Arr] = []
+    c = p.circles
+    if len(c):
+        d = s - c[:, :2]
         D = np.hypot(d[:, 0], d[:, 1])
-        ok = D > r + 1e-12
+        ok = D > 1e-12
+        u = d[ok] / D[ok, None]
+        out += [c[ok, :2] + c[ok, 2:3] * u, c[ok, :2] - c[ok, 2:3] * u]
+    sg = p.segments
+    if len(sg):
+        p0, dv = sg[:, :2], sg[:, 2:] - sg[:, :2]
+        L2 = np.maximum((dv * dv).sum(axis=1), 1e-24)
+        t = np.clip(((s - p0) * dv).sum(axis=1) / L2, 0.0, 1.0)
+        out.append(p0 + t[:, None] * dv)
+    for cv in p.curves:
+        if cv.separation(s[None, :])[0] > 0:
+            out.append(np.array([cv.nearest((float(s[0]), float(s[1])))]))
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
+def _legs_from_circle(o: Arr, rho: float, p: Primitives, verts: Arr
+                      ) -> tuple[Arr, Arr, NDArray[np.bool_]]:
+    """Departure points on circle (o, rho) and ends of the legs that leave it tangentially and
+    may be shortest (see the module docstring). `fresh`: the end still needs a membership
+    test (the crossing points `verts` passed it already)."""
+    deps: list[Arr] = []
+    ends: list[Arr] = []
+    fresh: list[NDArray[np.bool_]] = []
+
+    def add(d: Arr, e: Arr, new: bool) -> None:
+        deps.append(d)
+        ends.append(e)
+        fresh.append(np.full(len(e), new))
+
+    if len(verts):  # tangents from the crossing points
+        d = verts - o
+        D = np.hypot(d[:, 0], d[:, 1])
+        ok = D > rho + 1e-9
         phi = np.arctan2(d[ok, 1], d[ok, 0])
-        a = np.arccos(np.clip(r / D[ok], -1, 1))
+        a = np.arccos(np.clip(rho / D[ok], -1, 1))
         for sgn in (1.0, -1.0):
-            th.append(phi + sgn * a)
-            ends.append(verts[ok])
-    if len(edges):
-        p0, p1 = edges[:, 0:2], edges[:, 2:4]
-        dv = p1 - p0
+            add(o + rho * np.column_stack((np.cos(phi + sgn * a), np.sin(phi + sgn * a))),
+                verts[ok], False)
+        on = np.abs(D - rho) <= 1e-9
+        add(verts[on], verts[on], False)
+    sg = p.segments
+    if len(sg):  # legs square to a segment
+        p0, dv = sg[:, :2], sg[:, 2:] - sg[:, :2]
         L = np.hypot(dv[:, 0], dv[:, 1])
         good = L > 1e-12
         p0, dv, L = p0[good], dv[good], L[good]
         u = dv / L[:, None]
-        for sgn in (1.0, -1.0):  # tangency points whose leg is perpendicular to an edge
-            q = c + sgn * r * u
-            t = ((q - p0) * u).sum(axis=1)
-            inside = (t >= -1e-12) & (t <= L + 1e-12)
-            foot = p0 + np.clip(t, 0, L)[:, None] * u
-            th.append(np.arctan2(sgn * u[inside, 1], sgn * u[inside, 0]))
-            ends.append(foot[inside])
-        # where the circle itself crosses an edge of the region (leg of length 0)
-        w = p0 - c
-        b = (w * u).sum(axis=1)
-        cc = (w * w).sum(axis=1) - r * r
-        disc = b * b - cc
-        ok = disc >= 0
-        sq = np.sqrt(np.where(ok, disc, 0))
-        for t in (-b - sq, -b + sq):
-            inside = ok & (t >= -1e-12) & (t <= L + 1e-12)
-            pt = p0[inside] + t[inside, None] * u[inside]
-            th.append(np.arctan2(pt[:, 1] - cy, pt[:, 0] - cx))
-            ends.append(pt)
-    if not th:
+        for sgn in (1.0, -1.0):
+            dep = o + sgn * rho * u
+            t = ((dep - p0) * u).sum(axis=1)
+            inside = (t >= -1e-9) & (t <= L + 1e-9)
+            add(dep[inside], (p0 + t[:, None] * u)[inside], True)
+        cs = circle_segment(np.array([[o[0], o[1], rho]]), sg)
+        add(cs, cs, True)
+    c = p.circles
+    if len(c):  # legs along a line through a circle's centre
+        d = c[:, :2] - o
+        D = np.hypot(d[:, 0], d[:, 1])
+        ok = D > rho + 1e-9
+        q, sig, D = c[ok, :2], c[ok, 2], D[ok]
+        phi = np.arctan2(q[:, 1] - o[1], q[:, 0] - o[0])
+        a = np.arccos(np.clip(rho / D, -1, 1))
+        for sgn in (1.0, -1.0):
+            dep = o + rho * np.column_stack((np.cos(phi + sgn * a), np.sin(phi + sgn * a)))
+            w = dep - q
+            w = w / np.maximum(np.hypot(w[:, 0], w[:, 1]), 1e-300)[:, None]
+            for side in (1.0, -1.0):
+                add(dep, q + side * sig[:, None] * w, True)
+        cc = circle_circle(np.array([[o[0], o[1], rho]]), c)
+        add(cc, cc, True)
+    for cv in p.curves:  # legs along a curve's normal, tangent to the circle
+        for sgn in (1.0, -1.0):
+            def f(t: Arr, sgn: float = sgn, cv: Curve = cv) -> Arr:
+                z = cv.support(t)[0]
+                return np.cos(t) * (o[1] - z[:, 1]) - np.sin(t) * (o[0] - z[:, 0]) - sgn * rho
+
+            psi = curve_roots(f)
+            z = cv.support(psi)[0]
+            n = np.column_stack((np.cos(psi), np.sin(psi)))
+            dep = z + ((o - z) * n).sum(axis=1)[:, None] * n
+            add(dep, z, True)
+        cx = curve_crossings(cv, Primitives(circles=np.array([[o[0], o[1], rho]])))
+        add(cx, cx, True)
+    if not ends:
+        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, dtype=bool)
+    return np.vstack(deps), np.vstack(ends), np.concatenate(fresh)
+
+
+# --------------------------------------------------------------------------- the answers
+
+@dataclass(frozen=True)
+class EndPath:
+    """A shortest path to an end set: the path (start to end), which end set (`tag`) and
+    whether the end is a stepped one."""
+
+    path: Path
+    tag: int
+    stepped: bool = False
+
+    @property
+    def end(self) -> Point:
+        return self.path.end
+
+
+def path_to_ends(nav: Navigator, start: Point, ends: Sequence[EndSet], *,
+                 accept: Accept | None = None, bound: float = math.inf,
+                 stepped: Sequence[EndSet] | None = None, step: float = STEP_SAMPLE,
+                 certify: bool = True) -> EndPath | None:
+    """Shortest legal path from `start` to a point of one of the end sets, shorter than
+    `bound` (None if there is none). Exact for the shapes of `geom.endset`, up to the oval
+    bounds of `Navigator` and the sample spacing of stepped ends (`error_bound`). Ends inside
+    clearance zones are sought in `stepped` (default: the same sets; empty: none)."""
+    start = _xy(start)
+    if nav.unit.flying:
+        return _flying(nav, start, ends, accept, bound)
+    q = EndQuestion(nav, ends, accept)
+    if q.empty:
         return None
-    theta = np.concatenate(th)
-    end = np.vstack(ends)
-    rel = rel_angle(theta, np.full(len(theta), C.start[k]))
-    ok = rel <= C.span[k] + 1e-9
-    rel = np.minimum(rel, C.span[k])
-    kk = np.full(len(rel), k)
-    ok &= s.nav.graph.arcs.point_free(kk, rel)
-    if not ok.any():
+    es = nav.escape(start)
+    if es is None:
         return None
-    rel, end, theta = rel[ok], end[ok], theta[ok]
-    dep = np.column_stack((cx + r * np.cos(theta), cy + r * np.sin(theta)))
-    leg = np.hypot(*(end - dep).T)
-    # cost of reaching each departure point along the circle from a reached node
-    on = node_ids[s.circle[node_ids] == k]
-    arcs = s.nav.graph.arcs
-    full = C.span[k] >= TWO_PI - 1e-9
-    best_d = np.full(len(rel), np.inf)
-    best_a = np.full(len(rel), -1)
-    for a in on:
-        ra, da = float(s.rel[a]), float(s.dist[a])
-        lo, hi = np.minimum(rel, ra), np.maximum(rel, ra)
-        kk = np.full(len(rel), k)
-        free = arcs.arc_free(kk, lo, hi)
-        cost = np.where(free, da + r * (hi - lo), np.inf)
-        if full:
-            wfree = arcs.wrap_free(kk, hi, lo)
-            cost = np.minimum(cost, np.where(wfree, da + r * (TWO_PI - (hi - lo)), np.inf))
-        better = cost < best_d
-        best_d = np.where(better, cost, best_d)
-        best_a = np.where(better, a, best_a)
-    total = best_d + leg
-    order = np.argsort(total)
-    order = order[total[order] < best]
-    if not len(order):
+    s1, s_step = es
+    if any(t.ends.contains(np.array([start]))[0] and (accept is None or accept(ti, start))
+           for ti, t in enumerate(q.targets)):
+        ti = next(ti for ti, t in enumerate(q.targets) if t.ends.contains(np.array([start]))[0])
+        return EndPath(nav._finish(Path((start,), 0.0)), ti)
+    search = nav.search(s1)
+    found = search.ask(q, bound - s_step)
+    best: EndPath | None = None
+    if found is not None:
+        best = EndPath(joined(start, found.path, None), found.tag)
+    sq = q if stepped is None else EndQuestion(nav, stepped, accept)
+    if not sq.empty:
+        limit = best.path.length if best is not None else bound
+        alt = _stepped(nav, search, start, s_step, sq, limit, accept, step)
+        if alt is not None and (best is None or alt.path.length < best.path.length - EXACT_BOUND):
+            best = alt
+    if best is None:
         return None
-    for chunk_start in range(0, len(order), 32):
-        chunk = order[chunk_start:chunk_start + 32]
-        clear = fs.segments_clear(dep[chunk], end[chunk])
-        hit = np.nonzero(clear)[0]
-        if len(hit):
-            i = chunk[hit[0]]
-            a = int(best_a[i])
-            arc_len = float(best_d[i] - s.dist[a])
-            path = _finish_leg(s, a, (k, float(rel[i]), arc_len), _xy(end[i]))
-            return float(total[i]), path
-    return None
-
-def _finish_leg(s: _Search, node: int, arc: tuple[int, float, float] | None,
-                end: Point) -> Path:
-    nodes = s.chain(node)
-    pieces = s.pieces(nodes)
-    length = float(s.dist[node])
-    here = _xy(s.xy[node])
-    if arc is not None:
-        k, rel_u, arc_len = arc
-        C = s.nav.fs.circles
-        r = float(C.r[k])
-        ra = float(s.rel[node])
-        cands = [rel_u - ra]
-        if C.span[k] >= TWO_PI - 1e-9:
-            cands += [rel_u - ra - TWO_PI, rel_u - ra + TWO_PI]
-        sweep = min(cands, key=lambda d: abs(r * abs(d) - arc_len))
-        arc_piece = Arc((float(C.x[k]), float(C.y[k])), r, float(C.start[k]) + ra, sweep)
-        if arc_piece.length > 0:
-            pieces.append(arc_piece)
-        length += arc_piece.length
-        th = float(C.start[k]) + rel_u
-        here = (float(C.x[k]) + r * math.cos(th), float(C.y[k]) + r * math.sin(th))
-    if math.dist(here, end) > 1e-12:
-        pieces.append(Segment(here, end))
-        length += math.dist(here, end)
-    return Path(polyline(pieces, _xy(s.xy[s.S])), length, tuple(pieces))
+    if not certify:
+        return replace(best, path=nav._finish(best.path))
+    windows = [t.window for t in q.targets]
+    return replace(best, path=_certified(nav, best.path, start, ends, accept, windows))
 
 
+def _certified(nav: Navigator, path: Path, start: Point, ends: Sequence[EndSet],
+               accept: Accept | None, windows: Sequence[tuple[float, float, float, float]]
+               ) -> Path:
+    """Oval bases among the obstacles: the same question on inscribed polygons bounds the
+    error (`Navigator` docstring) — unless no oval comes near enough to matter: a shorter path
+    would pass x with |start − x| + dist(x, ends) < the length found, and an oval's zone holds
+    no such point when |start − core| + dist(core, window) − 2ρ is already longer."""
+    if nav._inner_mode or not nav.inexact:
+        return nav._finish(path)
+    s = SPoint(start)
+    wins = [sbox(*w) for w in windows]
+    if all(o.exact or s.distance(o.core) + min(w.distance(o.core) for w in wins) - 2 * o.rho
+           >= path.length + EXACT_BOUND for o in nav.fs.obstacles):
+        return nav._finish(path)
+    low = path_to_ends(nav.inner(), start, ends, accept=accept, stepped=(), certify=False)
+    bound = path.length - low.path.length if low is not None else math.inf
+    return nav._finish(replace(path, error_bound=max(path.error_bound,
+                                                     max(bound, 0.0) + EXACT_BOUND)))
 
-def _region_features(g: BaseGeometry) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Vertices and boundary edges (x0, y0, x1, y1) of a region."""
-    if g.geom_type in ("Point", "MultiPoint"):
-        return shapely.get_coordinates(g)[:, :2], np.zeros((0, 4))
-    bnd = g.boundary if g.geom_type in ("Polygon", "MultiPolygon") else g
-    verts: list[NDArray[np.float64]] = []
-    edges: list[NDArray[np.float64]] = []
-    for part in getattr(bnd, "geoms", [bnd]):
-        if part.geom_type == "Point":
-            verts.append(np.array([[part.x, part.y]]))
+
+def _flying(nav: Navigator, start: Point, ends: Sequence[EndSet], accept: Accept | None,
+            bound: float) -> EndPath | None:
+    """A flying mover goes straight: the nearest candidate end of any set."""
+    best: tuple[float, int, Point] | None = None
+    s = np.asarray(start)
+    for ti, es in enumerate(ends):
+        w = es.window()
+        if w is None:
             continue
-        xy = np.asarray(part.coords)[:, :2]
-        verts.append(xy)
-        if len(xy) > 1:
-            edges.append(np.hstack([xy[:-1], xy[1:]]))
-    if g.geom_type == "GeometryCollection":
-        vv, ee = zip(*(_region_features(p) for p in g.geoms), strict=True)
-        return np.vstack(vv) if vv else np.zeros((0, 2)), np.vstack(ee) if ee else np.zeros(
-            (0, 4))
-    v = np.vstack(verts) if verts else np.zeros((0, 2))
-    e = np.vstack(edges) if edges else np.zeros((0, 4))
-    return v, e
+        p = Primitives()
+        for shape in es.shapes():
+            p.extend(shape_primitives(shape))
+        p.extend(box_primitives(es.box))
+        p = clip(p, w, 1e-6)
+        cand = es.nudge(np.vstack([vertices(p), _nearest_on(p, s), s[None, :]]))
+        cand = cand[es.contains(cand)]
+        for e in cand[np.argsort(np.hypot(*(cand - s).T))]:
+            d = math.dist(start, (e[0], e[1]))
+            if (best is not None and d >= best[0]) or d >= bound:
+                break
+            if accept is None or accept(ti, (float(e[0]), float(e[1]))):
+                best = (d, ti, (float(e[0]), float(e[1])))
+                break
+    if best is None:
+        return None
+    d, ti, end = best
+    path = Path((start, end), d, (Segment(start, end),), flying=True) if d > 0 else \
+        Path((start,), 0.0, flying=True)
+    return EndPath(nav._finish(path), ti)
 
 
-def _leg_targets(src: NDArray[np.float64], verts: NDArray[np.float64],
-                 edges: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """For each source point: region vertices and perpendicular feet on region edges, as
-    (n_src, n_cand, 2) points and (n_src, n_cand) distances."""
-    cands = [np.repeat(verts[None, :, :], len(src), axis=0)]
-    if len(edges):
-        p0, p1 = edges[:, 0:2], edges[:, 2:4]
-        dv = p1 - p0
-        L2 = np.maximum((dv * dv).sum(axis=1), 1e-24)
-        t = (((src[:, None, :] - p0[None]) * dv[None]).sum(axis=2)) / L2[None]
-        foot = p0[None] + np.clip(t, 0, 1)[:, :, None] * dv[None]
-        cands.append(foot)
-    pts = np.concatenate(cands, axis=1)
-    d = np.hypot(pts[..., 0] - src[:, None, 0], pts[..., 1] - src[:, None, 1])
-    return pts, d
+# --------------------------------------------------------------------------- stepped ends
+
+def _stepped(nav: Navigator, search: Search, start: Point, step0: float, q: EndQuestion,
+             limit: float, accept: Accept | None, h: float = STEP_SAMPLE) -> EndPath | None:
+    """The best end inside a clearance zone (see the module docstring), if any beats
+    `limit`."""
+    fs = nav.fs
+    best: EndPath | None = None
+    for ti, t in enumerate(q.targets):
+        pts, where = _boundary_samples(t, h)
+        if not len(pts):
+            continue
+        inside = t.ends.contains(pts) & ~fs.points_clear(pts) & fs.in_rect(pts, fs.clearance)
+        pts, where = pts[inside], where[inside]
+        if not len(pts):
+            continue
+        for _ in range(STEP_REFINE + 1):
+            got = _best_stepped(nav, search, start, step0, pts, ti, limit, accept)
+            if got is None:
+                break
+            i, ep = got
+            if best is None or ep.path.length < best.path.length:
+                best = replace(ep, path=replace(ep.path, error_bound=ep.path.error_bound + h))
+                limit = min(limit, ep.path.length)
+            # refine along the piece the best sample came from
+            pts, where, h = _around(t, where[i], h)
+            keep = t.ends.contains(pts) & ~fs.points_clear(pts)
+            pts, where = pts[keep], where[keep]
+            if not len(pts):
+                break
+    return best
+
+
+def _best_stepped(nav: Navigator, search: Search, start: Point, step0: float, pts: Arr, ti: int,
+                  limit: float, accept: Accept | None) -> tuple[int, EndPath] | None:
+    entries = []
+    for i, e in enumerate(pts):
+        esc = nav.escape((float(e[0]), float(e[1])))
+        if esc is not None:
+            entries.append((i, esc[0], esc[1]))
+    if not entries:
+        return None
+    qs = np.array([x[1] for x in entries])
+    steps = np.array([x[2] for x in entries])
+    found = search.ask(FixedEnds(qs, steps), limit - step0)
+    if found is None:
+        return None
+    i, _, st = entries[found.tag]
+    e = (float(pts[i, 0]), float(pts[i, 1]))
+    if accept is not None and not accept(ti, e):
+        return None
+    p = joined(start, found.path, None)
+    p = replace(p, points=(*p.points, e), pieces=(*p.pieces, Segment(p.end, e)),
+                length=p.length + st)
+    return i, EndPath(p, ti, stepped=True)
+
+
+def _boundary_samples(t: _Target, h: float) -> tuple[Arr, NDArray[np.float64]]:
+    """Points along the end set's boundary pieces, at spacing about h, with where they lie:
+    (kind, piece index, parameter)."""
+    pts: list[Arr] = []
+    info: list[Arr] = []
+    for i, (x, y, r) in enumerate(t.prims.circles):
+        n = int(min(STEP_SAMPLES_MAX, max(8, math.ceil(2 * math.pi * r / h))))
+        a = np.linspace(0, 2 * math.pi, n, endpoint=False)
+        pts.append(np.column_stack((x + r * np.cos(a), y + r * np.sin(a))))
+        info.append(np.column_stack((np.zeros(n), np.full(n, i), a)))
+    for i, (x0, y0, x1, y1) in enumerate(t.prims.segments):
+        L = math.hypot(x1 - x0, y1 - y0)
+        n = int(min(STEP_SAMPLES_MAX, max(2, math.ceil(L / h) + 1)))
+        u = np.linspace(0, 1, n)
+        pts.append(np.column_stack((x0 + u * (x1 - x0), y0 + u * (y1 - y0))))
+        info.append(np.column_stack((np.ones(n), np.full(n, i), u)))
+    if not pts:
+        return np.zeros((0, 2)), np.zeros((0, 3))
+    return np.vstack(pts), np.vstack(info)
+
+
+def _around(t: _Target, where: Arr, h: float) -> tuple[Arr, NDArray[np.float64], float]:
+    kind, i, par = int(where[0]), int(where[1]), float(where[2])
+    n = 41
+    if kind == 0:
+        x, y, r = t.prims.circles[i]
+        a = par + np.linspace(-h / r, h / r, n)
+        pts = np.column_stack((x + r * np.cos(a), y + r * np.sin(a)))
+        info = np.column_stack((np.zeros(n), np.full(n, i), a))
+    else:
+        x0, y0, x1, y1 = t.prims.segments[i]
+        L = max(math.hypot(x1 - x0, y1 - y0), 1e-12)
+        u = np.clip(par + np.linspace(-h / L, h / L, n), 0, 1)
+        pts = np.column_stack((x0 + u * (x1 - x0), y0 + u * (y1 - y0)))
+        info = np.column_stack((np.ones(n), np.full(n, i), u))
+    return pts, info, 2 * h / (n - 1)
+
+
+# --------------------------------------------------------------------------- polygon regions
+
+def path_to_region(nav: Navigator, start: Point, region: BaseGeometry) -> Path | None:
+    """Shortest legal path from `start` to the nearest point of `region`, a polygon of legal
+    END positions for the centre (ends where the mover's base would cross an obstacle itself
+    are not offered)."""
+    if region is None or region.is_empty:
+        return None
+    t = nav.bf.table
+    r = max(m.base.a for m in nav.unit.models)
+    fs = nav.fs
+    excl: list[Shape] = []
+    closed: list[bool] = []
+    if not nav.unit.flying and len(fs.obstacles):
+        # a base sitting on a wall, another base or across a top's edge is no end, whatever
+        # the region says (only reachable by a stepped end, inside a clearance zone)
+        for j in fs.tree.query(region, predicate="dwithin", distance=fs.rho_max + r):
+            grow = (float(fs.rho[j]) - fs.clearance if fs.cores[j].geom_type == "Point"
+                    else 0.0)
+            excl.append(Grown(fs.cores[j], grow + r))
+            closed.append(False)
+    plain = EndSet((0.0, 0.0, t.width, t.depth), [[Grown(region, 0.0)]])
+    hard = EndSet((r, r, t.width - r, t.depth - r), [[Grown(region, 0.0)]], excl, closed)
+    got = path_to_ends(nav, start, [plain], stepped=[hard])
+    return got.path if got is not None else None
 
 

@@ -137,20 +137,29 @@ def assert_answer_valid(bf, answer):
 def test_worked_example_roach_charge_under_concussive_shells(examples):
     bf = load(examples / "roach-charge.toml")
     a = charge(bf, "roaches", ["marauder"], modifier=-2)
-    # "measured, the roaches need at least 7"" — straight in, to 1" of the marauder's base
-    expected = 10 - (2 * 25 / 25.4 + 1)
-    assert a.min_distance == pytest.approx(expected, abs=0.01)
-    assert a.min_distance >= 7
+    # "measured, the roaches need at least 7"": the nearest roach is 8" + two 25 mm radii from
+    # the first marauder, centre to centre, so it must move exactly 7" to come within 1"
+    assert a.min_distance == pytest.approx(7.0, abs=1e-6)
     assert a.speed == 4  # three roaches: the first Speed value
-    assert a.possible and a.min_roll == 6 and a.probability == pytest.approx(1 / 6)
-    assert 4 + 6 - 2 >= a.min_distance > 4 + 5 - 2  # a 6 is enough, a 5 is not
+    # Concussive Shells (−2"): 4 + 5 − 2 = 7 is exactly enough, so a 5 or a 6 succeeds — the 6
+    # James rolled was "enough to catch the marauders"
+    assert a.possible and a.min_roll == 5 and a.probability == pytest.approx(2 / 6)
+    assert a.details["successes"] == [5, 6] and a.details["exact"]
+    assert "uncertain_rolls" not in a.details
     assert_answer_valid(bf, a)
     plain = charge(bf, "roaches", ["marauder"], modifier=0, place=False)
-    assert plain.min_roll == 4 and plain.min_distance == pytest.approx(a.min_distance)
+    assert plain.min_roll == 3 and plain.min_distance == pytest.approx(a.min_distance)
+    # the marauders 0.001" further away: a 5 is no longer enough
+    mar = bf.unit("marauder")
+    far = bf.replace_unit(replace(mar, models=tuple(m.moved_to((m.at[0] + 0.001, m.at[1]))
+                                                    for m in mar.models)))
+    b = charge(far, "roaches", ["marauder"], modifier=-2, place=False)
+    assert b.min_distance == pytest.approx(7.001, abs=1e-6) and b.min_roll == 6
 
 
 def test_roll_table():
     assert roll_table(4, -2, 7.03).successes == (6,)
+    assert roll_table(4, -2, 7.0).successes == (5, 6)
     assert roll_table(4, 0, 7.0).min_roll == 3  # exactly enough counts
     assert roll_table(4, -2, 8.5).min_roll is None
     assert roll_table(4, -2, None).probability == 0

@@ -18,8 +18,9 @@ def test_charge_json_keys_worked_example(capsys, examples):
     for key in ("possible", "min_distance", "min_roll", "probability", "end", "path", "reason",
                 "rule"):
         assert key in r
-    assert r["possible"] is True and r["min_roll"] == 6
-    assert r["probability"] == pytest.approx(1 / 6, abs=1e-6)
+    assert r["possible"] is True and r["min_roll"] == 5
+    assert r["min_distance"] == pytest.approx(7.0, abs=1e-6)
+    assert r["probability"] == pytest.approx(2 / 6, abs=1e-6)
     assert r["path"][0] == [10.0, 18.0] and r["path"][-1] == r["end"]
 
 

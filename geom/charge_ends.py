@@ -1,0 +1,229 @@
+"""The legal ends of a charge as exact end sets (rulebook §8.7.7 step 3, §7.2, §7.2.1, §8.5.3).
+
+For each surface the leading model could end on (the mat, and every top near enough to the
+targets) the legal centres are an `geom.endset.EndSet`:
+
+- *engaged with every declared target*: one include group per target unit, holding one shape
+  per ground model of it. In the open the centres at which two bases are within 1" form a disc
+  (two disc bases: radius R + 1" + r) or a convex curve (an oval involved: the Minkowski sum of
+  the two bases and a 1" disc) — exact. Where Size-2+ terrain comes within 1" of the target
+  model, the centres that some clear segment of ≤1" reaches are built as polygons: an inner
+  one (rim samples, closed shadows, inscribed arcs: every point truly engaged) and an outer one
+  (blockers eroded by the rim sample spacing Δ, the result grown by Δ, circumscribed arcs:
+  every engaged centre is inside), refined on demand (`level`);
+- *a mid-ground model and a model at another elevation engage only through an access point
+  both bases touch*: an extra include group (the access point grown by the mover's base);
+- *on the table*: the box; *on a top*: the top's area (not under a higher top);
+- *overlapping nothing*: every footprint but the top's own stack (and GRASS) grown by the base,
+  and every other unit's base, excluded (open: touching is fine);
+- *not within 1" of an undeclared enemy ground model*: its 1" zone excluded (closed: exactly
+  1" is within range).
+
+Every end offered by a search is re-checked by `geom.charge_region.check_end`, which shares no
+code with these shapes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
+
+from . import bases
+from .centre_zones import QUAD_SEGS, base_shape, grow, mover_base, reach_past
+from .charge_region import (
+    RIM_SAMPLES,
+    Surface,
+    _reachable_tops,
+    _surface_level,
+    _undeclared,
+    top_area,
+)
+from .elevation import GROUND, HIGH, MID, elevation_level, piece_effective_size, standing_piece
+from .end_position import may_overlap, pieces_under
+from .endset import Curve, Disc, EndSet, Framed, Grown, Shape
+from .engagement import ENGAGEMENT_RANGE, obstacle_shape, stack_ids, surface_size, terrain_blockers
+from .model import TOLERANCE, Battlefield, Ellipse, Model, Unit
+
+MAX_LEVEL = 3  # refinements of the polygons that approximate engagement behind terrain
+
+
+@dataclass(frozen=True)
+class ChargeEnds:
+    """The end sets of one leading model's charge. `inner` holds legal ends only (up to the
+    exact re-check); `outer` holds every legal end (None: `inner` is exact). `surfaces[i]` is
+    the top (or None, the mat) of end set i."""
+
+    inner: list[EndSet]
+    outer: list[EndSet] | None
+    surfaces: list[str | None]
+
+    @property
+    def exact(self) -> bool:
+        return self.outer is None
+
+
+def _base_reach(mover: Ellipse, other: Ellipse, centre: tuple[float, float], d: float) -> Shape:
+    """Centres at which the mover's base comes within d of `other` (closed; exact)."""
+    if mover.is_disc and other.is_disc:
+        return Disc(centre[0], centre[1], other.a + mover.a + d)
+    return Curve.around(centre, [Ellipse(0, 0, other.a, other.b, other.theta), mover], d)
+
+
+def _grown_by_base(core: BaseGeometry, K: Ellipse, d: float = 0.0) -> Shape:
+    """Centres at which the base K comes within d of `core` (exact)."""
+    if K.is_disc:
+        return Grown(core, K.a + d)
+    if d:
+        core = core.buffer(d, quad_segs=64)  # only used for d = 0 in practice
+    return Framed(core, K)
+
+
+def _blockers(bf: Battlefield, top: Surface, target: Model) -> list[Polygon]:
+    """Size-2+ pieces (as polygons, clipped near the target) that can stop a ≤1" segment."""
+    te = target.ellipse
+    halo = base_shape(te, outer=True).buffer(ENGAGEMENT_RANGE + 0.01, quad_segs=QUAD_SEGS)
+    floor = min(0 if top is None else piece_effective_size(bf, top), surface_size(bf, target))
+    exclude = stack_ids(bf, target) | pieces_under(bf, top)
+    out: list[Polygon] = []
+    for p in terrain_blockers(bf, exclude, floor):
+        shape = obstacle_shape(p)
+        if not shape.intersects(halo):
+            continue
+        for part in getattr(shape.intersection(halo), "geoms", [shape.intersection(halo)]):
+            if isinstance(part, Polygon) and part.area > 0:
+                out.append(part)
+    return out
+
+
+def _shadowed(te: Ellipse, K: Ellipse, blockers: list[Polygon], level: int, outer: bool
+              ) -> BaseGeometry:
+    """Centres engaged with a target behind terrain, as a polygon (see the module docstring)."""
+    n = RIM_SAMPLES * 4 ** level
+    q = QUAD_SEGS * 2 ** level
+    rim = bases.boundary_points(te, np.linspace(0, 2 * math.pi, n, endpoint=False))
+    if not outer:
+        return grow(reach_past(rim, blockers, ENGAGEMENT_RANGE, q), K, quad_segs=q)
+    # any rim point is within Δ of a sample; a segment clear of the blockers, moved by ≤ Δ,
+    # stays clear of the blockers shrunk by Δ
+    delta = 2 * math.pi * te.a / n
+    eroded = [g for b in blockers for g in getattr(b.buffer(-delta * (1 + 1e-9)), "geoms",
+                                                   [b.buffer(-delta * (1 + 1e-9))])
+              if isinstance(g, Polygon) and not g.is_empty]
+    vis = reach_past(rim, eroded, ENGAGEMENT_RANGE, q, outer=True)
+    return grow(vis, K, delta, outer=True, quad_segs=q)
+
+
+@dataclass(frozen=True)
+class _Zone:
+    """One target model's engagement zone: exact shape, or inner and outer polygons; plus the
+    access points both bases must touch (mid ground and another level), if any."""
+
+    inner: Shape
+    outer: Shape | None
+    access: list[Shape] | None
+
+
+def _zone(bf: Battlefield, mover: Model, target: Model, top: Surface, level: int
+          ) -> _Zone | None:
+    if target.flying or mover.flying:
+        return None
+    K = mover_base(mover)
+    lm, lt = _surface_level(bf, top), elevation_level(bf, target)
+    if {lm, lt} == {GROUND, HIGH}:
+        return None  # high ground never engages ground level (§7.2.1)
+    te = target.ellipse
+    blockers = _blockers(bf, top, target)
+    if blockers:
+        zone = _Zone(Grown(_shadowed(te, K, blockers, level, False), 0.0),
+                     Grown(_shadowed(te, K, blockers, level, True), 0.0), None)
+    else:
+        zone = _Zone(_base_reach(K, te, te.centre, ENGAGEMENT_RANGE), None, None)
+    if MID in (lm, lt) and lm != lt:
+        # both bases must touch one access point of the mover's or the target's top
+        tpiece = standing_piece(bf, target)
+        aps = [ap for piece in (top, tpiece) if piece is not None for ap in piece.access_points
+               if bases.geometry_meets(te, ap, TOLERANCE)]
+        if not aps:
+            return None
+        zone = _Zone(zone.inner, zone.outer, [_grown_by_base(ap, K) for ap in aps])
+    return zone
+
+
+def charge_ends(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Unit], *,
+                level: int = 0) -> ChargeEnds:
+    """The legal ends of the leading model (see the module docstring); `level` refines the
+    polygons of engagement behind terrain."""
+    K = mover_base(leader)
+    target_ids = {t.id for t in targets}
+    und = _undeclared(bf, unit, target_ids)
+    ex, ey = bases.half_extents(K)
+    t = bf.table
+    box = (ex, ey, t.width - ex, t.depth - ey)
+    inner_sets: list[EndSet] = []
+    outer_sets: list[EndSet] = []
+    surfaces: list[str | None] = []
+    exact = True
+    for top in _reachable_tops(bf, leader, targets):
+        ok = may_overlap(bf, top)
+        excl: list[Shape] = [_grown_by_base(p.footprint, K) for p in bf.terrain
+                             if not p.grass and p.id not in ok]
+        excl += [_base_reach(K, m.ellipse, m.at, 0.0) for m in bf.models() if m.unit != unit.id]
+        closed = [False] * len(excl)
+        excl += [_base_reach(K, m.ellipse, m.at, ENGAGEMENT_RANGE) for m in und]
+        closed += [True] * len(und)
+        area = top_area(bf, top)
+        base_groups: list[list[Shape]] = [[Grown(area, 0.0)]] if area is not None else []
+        # per target: the models' zones; models needing an access point make variants
+        per_target: list[list[tuple[list[Shape], list[Shape], list[list[Shape]]]]] = []
+        for tu in targets:
+            plain_in: list[Shape] = []
+            plain_out: list[Shape] = []
+            variants: list[tuple[list[Shape], list[Shape], list[list[Shape]]]] = []
+            for m in tu.models:
+                z = _zone(bf, leader, m, top, level)
+                if z is None:
+                    continue
+                if z.outer is not None:
+                    exact = False
+                if z.access is None:
+                    plain_in.append(z.inner)
+                    plain_out.append(z.outer or z.inner)
+                else:
+                    variants.append(([z.inner], [z.outer or z.inner], [z.access]))
+            if plain_in:
+                variants.insert(0, (plain_in, plain_out, []))
+            per_target.append(variants)
+        if any(not v for v in per_target):
+            continue
+        for combo in itertools.product(*per_target):
+            gin = base_groups + [c[0] for c in combo] + [g for c in combo for g in c[2]]
+            gout = base_groups + [c[1] for c in combo] + [g for c in combo for g in c[2]]
+            name = top.id if top is not None else "mat"
+            inner_sets.append(EndSet(box, gin, excl, closed, name))
+            outer_sets.append(EndSet(box, gout, excl, closed, name))
+            surfaces.append(top.id if top is not None else None)
+    return ChargeEnds(inner_sets, None if exact else outer_sets, surfaces)
+
+
+def contact_shapes(leader: Model, targets: Sequence[Unit], d: float) -> list[Shape]:
+    """Centres at which the leading model's base is within d of some target model (d = 0:
+    base contact)."""
+    K = mover_base(leader)
+    return [_base_reach(K, m.ellipse, m.at, d) for tu in targets for m in tu.models
+            if not m.flying]
+
+
+def with_group(ce: ChargeEnds, group: list[Shape]) -> ChargeEnds:
+    """The same ends, also inside one of `group`'s shapes."""
+    def add(sets: list[EndSet]) -> list[EndSet]:
+        return [EndSet(s.box, [*s.include, group], s.exclude, s.closed, s.name) for s in sets]
+
+    return ChargeEnds(add(ce.inner), None if ce.outer is None else add(ce.outer), ce.surfaces)
+
+

@@ -1,0 +1,490 @@
+"""One search from a start answers every path question about it (rulebook §4.3, §8.5.3,
+§8.7.7: moves and charges are measured along the shortest legal path).
+
+`Search` is Dijkstra's algorithm (A* when a question gives a lower bound) on the lazy tangent
+graph (`geom.navgraph.LazyGraph`). A question is a set of *terminals*: ends the path may stop
+at, each reached by a last straight leg — from the start, or leaving a corner circle
+tangentially at a given angle (`Terminals`). The search settles graph nodes in order of cost;
+tangent segments and last legs are tested for clearance only when they come off the heap, so
+edges a search never gets to are never tested. The first terminal to come off the heap with a
+clear leg (and passing the question's own check) is the cheapest: with a lower bound that never
+overestimates and never drops by more than the distance moved (a distance to a set does
+neither), A* settles nodes with their true cost.
+
+Nodes settled for one question stay settled for the next question from the same start, so a
+charge asks for its end, its base-contact end and its "as close as possible" end from one
+search.
+
+Guarantee: the answer is the exact shortest path to the terminals offered, up to floating point
+(tangent points, arcs and legs are closed forms; clearance tolerance `geom.freespace.CLEAR_TOL`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .freespace import TWO_PI, Arr, in_cone
+from .model import Point
+from .navgraph import LazyGraph, point_tangents
+from .paths import Arc, Path, Piece, Segment, polyline
+
+START = -1
+_QBASE = 100          # start tangents: key −(_QBASE + 2k + t)
+_TBASE = 1 << 50      # terminals: key −(_TBASE + batch · _TSTRIDE + index)
+_TSTRIDE = 1 << 24
+SEG, ARC, TERM = 0, 1, 2
+
+LowerBound = Callable[[float, float], float]
+
+
+@dataclass
+class Terminals:
+    """Candidate ends, each with its last leg: `dep` is where the leg starts (the start point,
+    or a point on corner circle `circle` at relative angle `dep_rel`), `end` where it ends,
+    `extra` what the path costs after the leg (a step into a clearance zone, 0 mostly). `tag`
+    is the question's own label for each end."""
+
+    dep: Arr
+    end: Arr
+    extra: Arr
+    tag: NDArray[np.int64]
+    circle: int = -1
+    dep_rel: Arr = field(default_factory=lambda: np.zeros(0))
+
+    def __len__(self) -> int:
+        return len(self.end)
+
+
+class Question:
+    """What a search is asked: which terminals there are, a lower bound on the cost still to
+    come from a point, and a final check of a terminal (default: accept)."""
+
+    def start_terminals(self, s: Search) -> Terminals | None:
+        return None
+
+    def circle_terminals(self, s: Search, k: int) -> Terminals | None:
+        return None
+
+    def lower_bound(self, x: float, y: float) -> float:
+        return 0.0
+
+    def accept(self, s: Search, t: Terminals, i: int) -> bool:
+        return True
+
+
+@dataclass
+class _View:
+    """A corner circle as one search sees it: the graph's tangent points plus the start's."""
+
+    rel: Arr
+    key: NDArray[np.int64]
+    xy: Arr
+    partner: NDArray[np.int64]
+    pxy: Arr
+    pcircle: NDArray[np.int64]
+    prel: Arr
+    length: Arr
+    free_next: NDArray[np.bool_]
+    pos: dict[int, int]
+    full: bool
+    terms: Terminals | None = None
+    ti: int = -1
+    by_interval: dict[int, NDArray[np.int64]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Found:
+    """The answer to a question: the terminal's batch and index, its cost and its path."""
+
+    cost: float
+    terminals: Terminals
+    index: int
+    path: Path
+
+    @property
+    def end(self) -> Point:
+        e = self.terminals.end[self.index]
+        return (float(e[0]), float(e[1]))
+
+    @property
+    def tag(self) -> int:
+        return int(self.terminals.tag[self.index])
+
+
+class Search:
+    """Shortest legal paths from one start on one lazy graph (see the module docstring)."""
+
+    def __init__(self, graph: LazyGraph, start: Point) -> None:
+        self.graph = graph
+        self.C = graph.C
+        self.start = (float(start[0]), float(start[1]))
+        self.cost: dict[int, float] = {START: 0.0}
+        self.pred: dict[int, tuple[int, int, float]] = {}  # key → (pred key, kind, sweep)
+        self.xy: dict[int, tuple[float, float]] = {START: self.start}
+        self.where: dict[int, tuple[int, float]] = {}  # key → (circle, rel)
+        self._best: dict[int, float] = {}
+        self._heap: list[tuple[float, float, int, int, int, float, int]] = []
+        self._views: dict[int, _View] = {}
+        self._settled_on: dict[int, list[int]] = {}
+        self._q: Question = Question()
+        self._bound = math.inf
+        self._reaching = 0.0
+        self._terms: list[Terminals] = []
+        self._term_of: dict[int, tuple[int, int]] = {}
+        self._start_nodes = self._attach_start()
+        for key, d in self._start_nodes:
+            self._push(key, d, START, SEG, 0.0)
+
+    # ---- the start ---------------------------------------------------------------------------
+    def _attach_start(self) -> list[tuple[int, float]]:
+        C, fs, arcs = self.C, self.graph.fs, self.graph.arcs
+        self._qnodes: dict[int, list[tuple[float, int, float, float, float]]] = {}
+        if not len(C):
+            return []
+        k, th, pts = point_tangents(C, self.start)
+        ok, rel = in_cone(C, k, th)
+        ok &= fs.in_rect(pts)
+        idx = np.nonzero(ok)[0]
+        ok[idx] &= arcs.point_free(k[idx], rel[idx])
+        out: list[tuple[int, float]] = []
+        n = len(k) // 2
+        for i in np.nonzero(ok)[0]:
+            kk = int(k[i])
+            key = -(_QBASE + 2 * kk + (0 if i < n else 1))
+            d = math.hypot(pts[i, 0] - self.start[0], pts[i, 1] - self.start[1])
+            self.xy[key] = (float(pts[i, 0]), float(pts[i, 1]))
+            self.where[key] = (kk, float(rel[i]))
+            self._qnodes.setdefault(kk, []).append((float(rel[i]), key, float(pts[i, 0]),
+                                                    float(pts[i, 1]), d))
+            out.append((key, d))
+        return out
+
+    # ---- the heap ----------------------------------------------------------------------------
+    def _push(self, key: int, g: float, pred: int, kind: int, sweep: float, tag: int = 0
+              ) -> None:
+        if key in self.cost:
+            return
+        if kind != TERM:
+            # a tangent segment not yet known to be clear may turn out blocked when popped,
+            # so only entries known to be valid may shadow later, dearer ones
+            if g >= self._best.get(key, math.inf):
+                return
+            if kind == ARC or (kind == SEG and pred != START
+                               and self.graph._clear.get(key >> 1) is True):
+                self._best[key] = g
+            x, y = self.xy[key]
+            f = g + self._q.lower_bound(x, y)
+        else:
+            f = g
+        heapq.heappush(self._heap, (f, g, key, pred, kind, sweep, tag))
+
+    def _view(self, k: int) -> _View:
+        v = self._views.get(k)
+        if v is not None:
+            return v
+        nd = self.graph.nodes(k)
+        q = self._qnodes.get(k, [])
+        rel, key, xy = nd.rel, nd.key, nd.xy
+        partner, pxy, pc, prel, length = nd.partner, nd.pxy, nd.pcircle, nd.prel, nd.length
+        if q:
+            qa = np.array(q)
+            rel = np.concatenate([rel, qa[:, 0]])
+            key = np.concatenate([key, qa[:, 1].astype(np.int64)])
+            xy = np.vstack([xy, qa[:, 2:4]])
+            partner = np.concatenate([partner, np.full(len(q), START)])
+            pxy = np.vstack([pxy, np.repeat([self.start], len(q), axis=0)])
+            pc = np.concatenate([pc, np.full(len(q), -1)])
+            prel = np.concatenate([prel, np.zeros(len(q))])
+            length = np.concatenate([length, qa[:, 4]])
+            o = np.argsort(rel, kind="stable")
+            rel, key, xy, partner = rel[o], key[o], xy[o], partner[o]
+            pxy, pc, prel, length = pxy[o], pc[o], prel[o], length[o]
+        C, arcs = self.C, self.graph.arcs
+        full = bool(C.span[k] >= TWO_PI - 1e-9)
+        n = len(rel)
+        free = np.zeros(n, dtype=bool)
+        if n > 1:
+            kk = np.full(n - 1, k)
+            free[:-1] = arcs.arc_free(kk, rel[:-1], rel[1:])
+            if full:
+                free[-1] = bool(arcs.wrap_free(np.array([k]), rel[-1:], rel[:1])[0])
+        v = _View(rel, key, xy, partner, pxy, pc, prel, length, free,
+                  {int(x): i for i, x in enumerate(key)}, full)
+        self._views[k] = v
+        self._add_circle_terms(k, v, self._reaching)
+        return v
+
+    def _add_circle_terms(self, k: int, v: _View, cost: float = 0.0) -> None:
+        if not self._worth(k, cost):
+            v.terms, v.by_interval = None, {}
+            return
+        t = self._q.circle_terminals(self, k)
+        v.terms, v.by_interval = t, {}
+        if t is None or not len(t) or not len(v.rel):
+            return
+        v.ti = self._register(t)
+        iv = np.searchsorted(v.rel, t.dep_rel, side="right") - 1
+        if v.full:
+            iv = np.where(iv < 0, len(v.rel) - 1, iv)
+        for i in np.unique(iv):
+            v.by_interval[int(i)] = np.nonzero(iv == i)[0]
+
+    def _register(self, t: Terminals) -> int:
+        self._terms.append(t)
+        return len(self._terms) - 1
+
+    # ---- settling ----------------------------------------------------------------------------
+    def _expand(self, key: int, g: float) -> None:
+        k, _ = self.where[key]
+        self._reaching = g
+        v = self._view(k)
+        i = v.pos[key]
+        n = len(v.rel)
+        r = float(self.C.r[k])
+        self._settled_on.setdefault(k, []).append(key)
+        for j, sweep, free in self._neighbours(v, i, n):
+            if free:
+                nk = int(v.key[j])
+                self.xy.setdefault(nk, (float(v.xy[j, 0]), float(v.xy[j, 1])))
+                self.where.setdefault(nk, (k, float(v.rel[j])))
+                self._push(nk, g + r * abs(sweep), key, ARC, sweep)
+        pk = int(v.partner[i])
+        if pk != START:
+            self.xy.setdefault(pk, (float(v.pxy[i, 0]), float(v.pxy[i, 1])))
+            self.where.setdefault(pk, (int(v.pcircle[i]), float(v.prel[i])))
+            self._push(pk, g + float(v.length[i]), key, SEG, 0.0)
+        self._push_circle_terms(k, v, i, g)
+
+    def _neighbours(self, v: _View, i: int, n: int) -> list[tuple[int, float, bool]]:
+        out: list[tuple[int, float, bool]] = []
+        if n < 2:
+            return out
+        if i + 1 < n:
+            out.append((i + 1, float(v.rel[i + 1] - v.rel[i]), bool(v.free_next[i])))
+        elif v.full:
+            out.append((0, float(TWO_PI - v.rel[i] + v.rel[0]), bool(v.free_next[n - 1])))
+        if i > 0:
+            out.append((i - 1, -float(v.rel[i] - v.rel[i - 1]), bool(v.free_next[i - 1])))
+        elif v.full:
+            out.append((n - 1, -float(TWO_PI - v.rel[n - 1] + v.rel[0]),
+                        bool(v.free_next[n - 1])))
+        return out
+
+    def _push_circle_terms(self, k: int, v: _View, i: int | NDArray[np.int64], g: float | Arr
+                           ) -> None:
+        """Push the terminals on circle k next to settled nodes i (costs g): those between a
+        node and its neighbours (any path to them along the circle passes one of the two)."""
+        t = v.terms
+        if t is None or not v.by_interval:
+            return
+        n = len(v.rel)
+        nodes = np.atleast_1d(np.asarray(i, dtype=np.int64))
+        costs = np.broadcast_to(np.asarray(g, dtype=float), nodes.shape)
+        idx_parts, node_parts, fwd_parts = [], [], []
+        for node in nodes:
+            behind = node - 1 if node > 0 else (n - 1 if v.full else -1)
+            for iv, fw in ((int(node), True), (int(behind), False)):
+                got = v.by_interval.get(iv)
+                if got is not None:
+                    idx_parts.append(got)
+                    node_parts.append(np.full(len(got), node))
+                    fwd_parts.append(np.full(len(got), fw))
+        if not idx_parts:
+            return
+        idx = np.concatenate(idx_parts)
+        node = np.concatenate(node_parts)
+        forward = np.concatenate(fwd_parts)
+        cost = costs[np.searchsorted(nodes, node)] if len(nodes) > 1 else \
+            np.full(len(idx), float(costs[0]))
+        dep = t.dep_rel[idx]
+        ra = v.rel[node]
+        kk = np.full(len(idx), k)
+        arcs = self.graph.arcs
+        # counter-clockwise from the node (through 2π on a full circle), or clockwise
+        wrap = np.where(forward, dep < ra, dep > ra)
+        sweep = np.where(forward, np.where(wrap, dep + TWO_PI - ra, dep - ra),
+                         -np.where(wrap, ra + TWO_PI - dep, ra - dep))
+        lo = np.where(forward, ra, dep)
+        hi = np.where(forward, dep, ra)
+        free = np.where(wrap, arcs.wrap_free(kk, lo, hi),
+                        arcs.arc_free(kk, np.minimum(lo, hi), np.maximum(lo, hi)))
+        leg = np.hypot(*(t.end[idx] - t.dep[idx]).T)
+        tot = cost + float(self.C.r[k]) * np.abs(sweep) + leg + t.extra[idx]
+        for j in np.nonzero(free & (tot < self._bound))[0]:
+            self._push(-(_TBASE + v.ti * _TSTRIDE + int(idx[j])), float(tot[j]),
+                       int(v.key[node[j]]), TERM, float(sweep[j]), v.ti)
+
+    def ask(self, q: Question, bound: float = math.inf) -> Found | None:
+        """The cheapest terminal of question `q` costing less than `bound`, or None."""
+        self._q = q
+        self._heap = [(g + q.lower_bound(*self.xy[key]), g, key, pred, kind, sweep, tag)
+                      for _, g, key, pred, kind, sweep, tag in self._heap
+                      if kind != TERM and key not in self.cost]
+        heapq.heapify(self._heap)
+        st = q.start_terminals(self)
+        if st is not None and len(st):
+            ti = self._register(st)
+            leg = np.hypot(*(st.end - st.dep).T) + st.extra
+            for m in range(len(st)):
+                self._push(-(_TBASE + ti * _TSTRIDE + m), float(leg[m]), START, TERM, 0.0, ti)
+        self._bound = bound
+        for k, v in self._views.items():
+            keys = self._settled_on.get(k, [])
+            if not keys or not self._worth(k, min(self.cost[x] for x in keys)):
+                v.terms, v.by_interval = None, {}
+                continue
+            self._add_circle_terms(k, v)
+            pos = np.array([v.pos[x] for x in keys], dtype=np.int64)
+            order = np.argsort(pos)
+            self._push_circle_terms(k, v, pos[order],
+                                    np.array([self.cost[x] for x in keys])[order])
+        return self._run(bound)
+
+    def _worth(self, k: int, cost: float) -> bool:
+        """Could a leg leaving circle k, reached at `cost`, end under the bound?"""
+        C = self.C
+        return cost + max(0.0, self._q.lower_bound(float(C.x[k]), float(C.y[k])) - C.r[k]) \
+            < self._bound
+
+    def settle(self, bound: float) -> None:
+        """Settle every node cheaper than `bound` (no terminals)."""
+        self.ask(Question(), bound)
+
+    def _run(self, bound: float) -> Found | None:
+        heap, graph = self._heap, self.graph
+        while heap:
+            f, g, key, pred, kind, sweep, tag = heapq.heappop(heap)
+            if f >= bound:
+                heapq.heappush(heap, (f, g, key, pred, kind, sweep, tag))
+                return None
+            if kind == TERM:
+                found = self._terminal_run((f, g, key, pred, kind, sweep, tag), bound)
+                if found is not None:
+                    return found
+                continue
+            if key in self.cost:
+                continue
+            if kind == SEG:
+                p = np.asarray(self.xy[pred])
+                q = np.asarray(self.xy[key])
+                if pred == START:
+                    ok = bool(graph.fs.segments_clear(p[None, :], q[None, :])[0])
+                else:
+                    ok = graph.segment_clear(key >> 1, p, q)
+                if not ok:
+                    continue
+            self.cost[key] = g
+            self.pred[key] = (pred, kind, sweep)
+            self._expand(key, g)
+        return None
+
+    def _terminal_run(self, first: tuple[float, float, int, int, int, float, int],
+                      bound: float) -> Found | None:
+        """Terminals that come off the heap one after another are tested together (their
+        legs in one clearance query); the first clear, accepted one in heap order wins."""
+        heap = self._heap
+        run = [first]
+        while heap and heap[0][4] == TERM and heap[0][0] < bound and len(run) < 256:
+            run.append(heapq.heappop(heap))
+        dep = np.empty((len(run), 2))
+        end = np.empty((len(run), 2))
+        for n, (_, _, key, _, _, _, ti) in enumerate(run):
+            m = -key - _TBASE - ti * _TSTRIDE
+            t = self._terms[ti]
+            dep[n], end[n] = t.dep[m], t.end[m]
+        clear = self.graph.fs.segments_clear(dep, end)
+        for hit in np.nonzero(clear)[0]:
+            _, g, key, pred, _, sweep, ti = run[int(hit)]
+            m = -key - _TBASE - ti * _TSTRIDE
+            t = self._terms[ti]
+            if self._q.accept(self, t, m):
+                return Found(g, t, m, self._path(pred, t, m, sweep))
+        return None
+
+    # ---- answers -----------------------------------------------------------------------------
+    def settled_on(self, k: int) -> tuple[Arr, Arr]:
+        """Relative angles and costs of the settled nodes on circle k."""
+        keys = self._settled_on.get(k, [])
+        return (np.array([self.where[x][1] for x in keys]),
+                np.array([self.cost[x] for x in keys]))
+
+    def circles_reached(self) -> list[int]:
+        return list(self._settled_on)
+
+    def _arc(self, k: int, rel_from: float, sweep: float) -> Arc:
+        C = self.C
+        return Arc((float(C.x[k]), float(C.y[k])), float(C.r[k]),
+                   float(C.start[k]) + rel_from, sweep)
+
+    def _pieces(self, key: int) -> list[Piece]:
+        out: list[Piece] = []
+        while key != START:
+            pred, kind, sweep = self.pred[key]
+            if kind == ARC:
+                k, rel_from = self.where[pred]
+                out.append(self._arc(k, rel_from, sweep))
+            else:
+                out.append(Segment(self.xy[pred], self.xy[key]))
+            key = pred
+        return out[::-1]
+
+    def _path(self, pred: int, t: Terminals, m: int, sweep: float) -> Path:
+        pieces = self._pieces(pred)
+        if pred != START and sweep != 0.0:
+            k, rel_from = self.where[pred]
+            pieces.append(self._arc(k, rel_from, sweep))
+        dep = (float(t.dep[m, 0]), float(t.dep[m, 1]))
+        end = (float(t.end[m, 0]), float(t.end[m, 1]))
+        if math.dist(dep, end) > 1e-12:
+            pieces.append(Segment(dep, end))
+        length = sum(pc.length for pc in pieces)
+        return Path(polyline(pieces, self.start), length, tuple(pieces))
+
+
+class FixedEnds(Question):
+    """Paths to given points (a goal, or sampled ends): legs from the start, and the tangents
+    from each point to every corner circle. `extra[i]` is added after reaching point i."""
+
+    def __init__(self, points: Arr, extra: Arr | None = None) -> None:
+        self.points = np.asarray(points, dtype=float).reshape(-1, 2)
+        self.extra = np.zeros(len(self.points)) if extra is None else np.asarray(extra, float)
+        self.tags = np.arange(len(self.points), dtype=np.int64)
+
+    def start_terminals(self, s: Search) -> Terminals:
+        n = len(self.points)
+        return Terminals(np.repeat([s.start], n, axis=0), self.points, self.extra, self.tags)
+
+    def circle_terminals(self, s: Search, k: int) -> Terminals | None:
+        C, fs, arcs = s.C, s.graph.fs, s.graph.arcs
+        cx, cy, r = float(C.x[k]), float(C.y[k]), float(C.r[k])
+        d = self.points - (cx, cy)
+        D = np.hypot(d[:, 0], d[:, 1])
+        phi = np.arctan2(d[:, 1], d[:, 0])
+        out = D > r + 1e-9
+        a = np.arccos(np.clip(r / np.where(out, D, 1.0), -1, 1))
+        on = np.abs(D - r) <= 1e-9  # a point on the circle is reached along the arc
+        th = np.concatenate([np.where(out, phi + a, phi), np.where(out, phi - a, phi)])
+        keep = np.concatenate([out | on, out])
+        idx = np.concatenate([self.tags, self.tags])[keep]
+        th = th[keep]
+        ok, rel = in_cone(C, np.full(len(th), k), th)
+        dep = np.column_stack((cx + r * np.cos(th), cy + r * np.sin(th)))
+        ok &= fs.in_rect(dep)
+        sel = np.nonzero(ok)[0]
+        ok[sel] &= arcs.point_free(np.full(len(sel), k), rel[sel])
+        sel = np.nonzero(ok)[0]
+        if not len(sel):
+            return None
+        i = idx[sel]
+        return Terminals(dep[sel], self.points[i], self.extra[i], i, k, rel[sel])
+
+    def lower_bound(self, x: float, y: float) -> float:
+        if len(self.points) == 1:
+            return math.hypot(self.points[0, 0] - x, self.points[0, 1] - y)
+        return float(np.min(np.hypot(self.points[:, 0] - x, self.points[:, 1] - y)))
