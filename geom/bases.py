@@ -2,7 +2,8 @@
 
 Guarantees, per function:
 - disc answers are closed forms (exact to rounding);
-- point-to-oval distance solves the normal-equation root by bisection to double precision;
+- point-to-oval distance solves the normal-equation root by Newton's method, started where it
+  converges monotonically, to double precision;
 - whether an oval meets a geometry is decided exactly in the oval's unit-circle frame (an affine
   map keeps incidence, so "meets" becomes "the geometry comes within 1 of the origin");
 - oval-to-oval distance is the separating-axis maximum of (min_B n·x − max_A n·x) over unit
@@ -66,15 +67,20 @@ def point_distance(e: Ellipse, pts: np.ndarray | tuple[float, float]) -> np.ndar
     a, b = e.a, e.b
     inside = (y0 / a) ** 2 + (y1 / b) ** 2 <= 1.0
     # Closest rim point is (a²y0/(t+a²), b²y1/(t+b²)) for the root t>0 of
-    # F(t) = (a y0/(t+a²))² + (b y1/(t+b²))² − 1, which is decreasing for t > −b².
-    lo = np.zeros_like(y0)
-    hi = np.sqrt((a * y0) ** 2 + (b * y1) ** 2) + 1e-12
-    for _ in range(80):
-        mid = (lo + hi) / 2
-        f = (a * y0 / (mid + a * a)) ** 2 + (b * y1 / (mid + b * b)) ** 2 - 1
-        lo = np.where(f > 0, mid, lo)
-        hi = np.where(f > 0, hi, mid)
-    t = (lo + hi) / 2
+    # F(t) = (a y0/(t+a²))² + (b y1/(t+b²))² − 1, which is convex and decreasing for t > −b².
+    # Newton's method started left of the root converges monotonically (and quadratically
+    # near it); sqrt(a²y0² + b²y1²) − a² is such a start, as F ≥ 0 there.
+    r = np.sqrt((a * y0) ** 2 + (b * y1) ** 2)
+    t = np.maximum(0.0, r - a * a)
+    for _ in range(40):
+        pa, pb = a * y0 / (t + a * a), b * y1 / (t + b * b)
+        f = pa * pa + pb * pb - 1
+        df = -2 * (pa * pa / (t + a * a) + pb * pb / (t + b * b))
+        step = np.where(df < 0, -f / np.where(df < 0, df, -1.0), 0.0)
+        step = np.where(inside, 0.0, np.maximum(step, 0.0))
+        t = t + step
+        if float(np.max(step / np.maximum(t, 1e-300), initial=0.0)) < 1e-15:
+            break
     qx, qy = a * a * y0 / (t + a * a), b * b * y1 / (t + b * b)
     d = np.hypot(y0 - qx, y1 - qy)
     return np.where(inside, 0.0, d)

@@ -121,10 +121,21 @@ def reach_past(rim: np.ndarray, obstacles: Sequence[Polygon], reach: float,
                                                 coords[:, 1, None] - rim[None, :, 1])))) + 1.0
     n, m = len(rim), len(E)
     P = np.repeat(rim, m, axis=0)
-    W = _wedges(P, np.tile(E[:, :2], (n, 1)), np.tile(E[:, 2:], (n, 1)), far).reshape(n, m)
+    U, V = np.tile(E[:, :2], (n, 1)), np.tile(E[:, 2:], (n, 1))
+    # an edge farther than `reach` from p hides nothing within reach of p
+    d = V - U
+    t = np.clip(((P - U) * d).sum(axis=1) / np.maximum((d * d).sum(axis=1), 1e-24), 0, 1)
+    near = np.hypot(*(U + t[:, None] * d - P).T) < r
+    flat = np.full(n * m, None, dtype=object)
+    if near.any():
+        flat[near] = _wedges(P[near], U[near], V[near], far)
+    W = flat.reshape(n, m)
+    blocked = near.reshape(n, m).any(axis=1)
     obs = shapely.union_all(list(obstacles))
-    hidden = shapely.union_all(np.concatenate((W, np.full((n, 1), obs)), axis=1), axis=1)
-    return shapely.union_all(shapely.difference(discs, hidden))
+    hidden = shapely.union_all(np.concatenate((W[blocked], np.full((int(blocked.sum()), 1), obs)),
+                                              axis=1), axis=1)
+    seen = list(shapely.difference(discs[blocked], hidden)) + list(discs[~blocked])
+    return shapely.union_all(seen)
 
 def range_zone(mover: Model, other: Model, d: float = ENGAGEMENT_RANGE) -> BaseGeometry:
     """Centres at which the mover's base comes within d of `other`'s base — outer approx."""

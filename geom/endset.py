@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 import shapely
@@ -40,7 +41,7 @@ from .bases import maximise_periodic_batch, point_distance
 from .model import TOLERANCE, Ellipse
 
 Arr = NDArray[np.float64]
-CURVE_SAMPLES = 720  # normal directions sampled on a convex curve before bisection
+CURVE_SAMPLES = 360  # normal directions sampled on a convex curve before bisection
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class Curve:
         if not self.sigmas:
             return np.hypot(pts[:, 0] - self.cx, pts[:, 1] - self.cy) - self.d
         if len(self.sigmas) == 1 and self.d > 0:  # an ellipse grown by d: its distance − d
-            return point_distance(self._ellipse(0), pts) - self.d
+            return point_distance(self.ellipse0, pts) - self.d
 
         def g(psi: Arr) -> Arr:
             _, h = self.support(psi)
@@ -99,8 +100,22 @@ class Curve:
         _, best, _ = maximise_periodic_batch(g, len(pts))
         return best
 
-    def _ellipse(self, i: int) -> Ellipse:
-        sxx, sxy, syy = self.sigmas[i]
+    def implicit(self, pts: Arr) -> Arr:
+        """A function of the point that is 0 exactly on the curve, negative inside (for root
+        finding: closed forms where they exist)."""
+        pts = np.asarray(pts, dtype=float).reshape(-1, 2)
+        if len(self.sigmas) == 1 and self.d == 0:
+            e = self.ellipse0
+            c, s = math.cos(e.theta), math.sin(e.theta)
+            dx, dy = pts[:, 0] - self.cx, pts[:, 1] - self.cy
+            u, v = (c * dx + s * dy) / e.a, (-s * dx + c * dy) / e.b
+            return (np.hypot(u, v) - 1.0) * e.b
+        return self.separation(pts)
+
+    @cached_property
+    def ellipse0(self) -> Ellipse:
+        """The (first) ellipse, placed at the centre."""
+        sxx, sxy, syy = self.sigmas[0]
         tr, det = sxx + syy, sxx * syy - sxy * sxy
         disc = math.sqrt(max(tr * tr / 4 - det, 0.0))
         l1, l2 = tr / 2 + disc, tr / 2 - disc
@@ -163,7 +178,7 @@ def _distance(shape: Shape, pts: Arr) -> Arr:
     return d - shape.r
 
 
-def _bounds(shape: Shape) -> tuple[float, float, float, float]:
+def shape_bounds(shape: Shape) -> tuple[float, float, float, float]:
     if isinstance(shape, Disc):
         return (shape.cx - shape.r, shape.cy - shape.r, shape.cx + shape.r, shape.cy + shape.r)
     if isinstance(shape, Curve):
@@ -191,7 +206,7 @@ class EndSet:
         for group in self.include:
             if not group:
                 return None
-            bs = np.array([_bounds(s) for s in group])
+            bs = np.array([shape_bounds(s) for s in group])
             x0, y0 = max(x0, bs[:, 0].min()), max(y0, bs[:, 1].min())
             x1, y1 = min(x1, bs[:, 2].max()), min(y1, bs[:, 3].max())
         if x0 > x1 + TOLERANCE or y0 > y1 + TOLERANCE:
@@ -201,7 +216,7 @@ class EndSet:
     def near(self, w: tuple[float, float, float, float]) -> EndSet:
         """The same set inside window w, without the shapes that cannot reach into it."""
         def meets(shape: Shape) -> bool:
-            x0, y0, x1, y1 = _bounds(shape)
+            x0, y0, x1, y1 = shape_bounds(shape)
             return not (x1 < w[0] - TOLERANCE or x0 > w[2] + TOLERANCE
                         or y1 < w[1] - TOLERANCE or y0 > w[3] + TOLERANCE)
 
@@ -273,19 +288,24 @@ class Primitives:
     # segments of one polygon taken as it is never cross each other except at its own
     # vertices (in `points`): they share a group number ≥ 0 and are not paired
     group: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # likewise the vertex curves of one footprint grown by an oval base
+    curve_group: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if len(self.group) != len(self.segments):
             self.group = np.full(len(self.segments), -1, dtype=np.int64)
+        if len(self.curve_group) != len(self.curves):
+            self.curve_group = [-1] * len(self.curves)
 
     def extend(self, other: Primitives) -> None:
+        base = max([int(self.group.max()) if len(self.group) else -1, *self.curve_group, -1]) + 1
         g = other.group.copy()
-        if len(g) and len(self.group):
-            g[g >= 0] += max(int(self.group.max()), -1) + 1
+        g[g >= 0] += base
         self.circles = np.vstack([self.circles, other.circles])
         self.segments = np.vstack([self.segments, other.segments])
         self.group = np.concatenate([self.group, g])
         self.curves += other.curves
+        self.curve_group += [c + base if c >= 0 else -1 for c in other.curve_group]
         self.points = np.vstack([self.points, other.points])
 
 
@@ -339,7 +359,8 @@ def framed_primitives(core: BaseGeometry, base: Ellipse) -> Primitives:
     segs: list[Arr] = []
     curves: list[Curve] = []
     for xy in _rings(core):
-        curves += [Curve(float(x), float(y), (sig,), 0.0) for x, y in xy]
+        ends = xy[:-1] if len(xy) > 1 and np.allclose(xy[0], xy[-1]) else xy
+        curves += [Curve(float(x), float(y), (sig,), 0.0) for x, y in ends]
         if len(xy) < 2:
             continue
         e = np.hstack([xy[:-1], xy[1:]])
@@ -355,7 +376,8 @@ def framed_primitives(core: BaseGeometry, base: Ellipse) -> Primitives:
     for part in getattr(core, "geoms", [core]):
         if isinstance(part, SPoint):
             curves.append(Curve(part.x, part.y, (sig,), 0.0))
-    return Primitives(segments=np.vstack(segs) if segs else np.zeros((0, 4)), curves=curves)
+    return Primitives(segments=np.vstack(segs) if segs else np.zeros((0, 4)), curves=curves,
+                      curve_group=[0] * len(curves))
 
 
 def shape_primitives(shape: Shape) -> Primitives:
@@ -390,7 +412,10 @@ def clip(p: Primitives, window: tuple[float, float, float, float], margin: float
                | (np.maximum(s[:, 1], s[:, 3]) < y0) | (np.minimum(s[:, 1], s[:, 3]) > y1))
     pts = p.points
     keep_p = (pts[:, 0] >= x0) & (pts[:, 0] <= x1) & (pts[:, 1] >= y0) & (pts[:, 1] <= y1)
-    return Primitives(c[keep_c], s[keep_s], list(p.curves), pts[keep_p], p.group[keep_s])
+    keep_v = [i for i, cv in enumerate(p.curves) if not ((b := shape_bounds(cv))[2] < x0
+                                                        or b[0] > x1 or b[3] < y0 or b[1] > y1)]
+    return Primitives(c[keep_c], s[keep_s], [p.curves[i] for i in keep_v], pts[keep_p],
+                      p.group[keep_s], [p.curve_group[i] for i in keep_v])
 
 
 # --------------------------------------------------------------------------- crossings
@@ -476,54 +501,130 @@ def segment_segment(s: Arr, z: Arr, gs: NDArray[np.int64] | None = None,
 
 def curve_roots(f: Callable[[Arr], Arr], n: int = CURVE_SAMPLES) -> Arr:
     """Angles ψ in [0, 2π) where the periodic function f changes sign, bisected to 1e-13."""
-    psi = np.linspace(0.0, 2 * math.pi, n + 1)
-    v = f(psi)
-    lo, hi = psi[:-1], psi[1:]
-    flo, fhi = v[:-1], v[1:]
+    rows, psi = curve_roots_rows(lambda t: f(t.ravel()).reshape(t.shape), 1, n)
+    return psi
+
+
+def curve_roots_rows(f: Callable[[Arr], Arr], m: int, n: int = CURVE_SAMPLES
+                     ) -> tuple[NDArray[np.int64], Arr]:
+    """For m periodic functions at once (f maps angles of shape (m, k) to values of that
+    shape): the (row, ψ) of every sign change, bisected to 1e-13."""
+    grid = np.broadcast_to(np.linspace(0.0, 2 * math.pi, n + 1), (m, n + 1))
+    v = f(np.ascontiguousarray(grid))
+    flo, fhi = v[:, :-1], v[:, 1:]
     ch = (np.sign(flo) != np.sign(fhi)) | (flo == 0)
-    lo, hi, flo = lo[ch], hi[ch], flo[ch]
-    for _ in range(48):
-        mid = (lo + hi) / 2
+    rows, cols = np.nonzero(ch)
+    if not len(rows):
+        return rows.astype(np.int64), np.zeros(0)
+    lo, hi, fl = grid[rows, cols], grid[rows, cols + 1], flo[rows, cols]
+    order = np.argsort(rows, kind="stable")
+    rows, lo, hi, fl = rows[order], lo[order], hi[order], fl[order]
+    counts = np.bincount(rows, minlength=m)
+    width = int(counts.max())
+    # pad to (m, width) so that f sees whole rows
+    pos = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+    L = np.zeros((m, width))
+    H = np.zeros((m, width))
+    FL = np.ones((m, width))
+    L[rows, pos], H[rows, pos], FL[rows, pos] = lo, hi, fl
+    for _ in range(45):
+        mid = (L + H) / 2
         fm = f(mid)
-        left = np.sign(fm) == np.sign(flo)
-        lo = np.where(left, mid, lo)
-        flo = np.where(left, fm, flo)
-        hi = np.where(left, hi, mid)
-    return (lo + hi) / 2
+        left = np.sign(fm) == np.sign(FL)
+        L = np.where(left, mid, L)
+        FL = np.where(left, fm, FL)
+        H = np.where(left, H, mid)
+    return rows.astype(np.int64), ((L + H) / 2)[rows, pos]
 
 
+def support_many(curves: Sequence[Curve], psi: Arr) -> tuple[Arr, Arr]:
+    """Boundary points z(ψ) of many curves at once: row i of `psi` belongs to curves[i]."""
+    m = len(curves)
+    cx = np.array([c.cx for c in curves])[:, None]
+    cy = np.array([c.cy for c in curves])[:, None]
+    d = np.array([c.d for c in curves])[:, None]
+    nx, ny = np.cos(psi), np.sin(psi)
+    zx, zy = cx + d * nx, cy + d * ny
+    for k in range(max((len(c.sigmas) for c in curves), default=0)):
+        sg = np.array([c.sigmas[k] if len(c.sigmas) > k else (0.0, 0.0, 0.0) for c in curves])
+        sxx, sxy, syy = sg[:, 0, None], sg[:, 1, None], sg[:, 2, None]
+        w = np.sqrt(np.maximum(sxx * nx * nx + 2 * sxy * nx * ny + syy * ny * ny, 1e-300))
+        has = np.any(sg != 0, axis=1)[:, None]
+        zx = zx + np.where(has, (sxx * nx + sxy * ny) / w, 0.0)
+        zy = zy + np.where(has, (sxy * nx + syy * ny) / w, 0.0)
+    assert zx.shape[0] == m
+    return zx, zy
 
-def curve_crossings(cv: Curve, p: Primitives) -> Arr:
-    """Where the convex curve crosses the other pieces."""
+
+def _support_rows(cv: Curve, psi: Arr) -> tuple[Arr, Arr]:
+    z, _ = cv.support(psi.ravel())
+    return z[:, 0].reshape(psi.shape), z[:, 1].reshape(psi.shape)
+
+
+def curve_crossings(cv: Curve, p: Primitives, group: int = -1, after: int = -1) -> Arr:
+    """Where the convex curve crosses the other pieces (pieces out of its box, curves of its
+    own group and curves listed before index `after` + 1, skipped)."""
     out: list[Arr] = []
-    for x, y, r in p.circles:
-        def f_circle(t: Arr, x: float = x, y: float = y, r: float = r) -> Arr:
-            z = cv.support(t)[0]
-            return np.hypot(z[:, 0] - x, z[:, 1] - y) - r
+    bx0, by0, bx1, by1 = shape_bounds(cv)
+    c = p.circles
+    c = c[(c[:, 0] + c[:, 2] >= bx0) & (c[:, 0] - c[:, 2] <= bx1)
+          & (c[:, 1] + c[:, 2] >= by0) & (c[:, 1] - c[:, 2] <= by1)]
+    if len(c):
+        def f_circle(t: Arr) -> Arr:
+            zx, zy = _support_rows(cv, t)
+            return np.hypot(zx - c[:, 0, None], zy - c[:, 1, None]) - c[:, 2, None]
 
-        out.append(cv.support(curve_roots(f_circle))[0])
-    for x0, y0, x1, y1 in p.segments:
-        d = np.array([x1 - x0, y1 - y0])
-        L = float(np.hypot(*d))
-        if L <= 1e-12:
+        _, psi = curve_roots_rows(f_circle, len(c))
+        out.append(cv.support(psi)[0])
+    sg = p.segments
+    sg = sg[(np.maximum(sg[:, 0], sg[:, 2]) >= bx0) & (np.minimum(sg[:, 0], sg[:, 2]) <= bx1)
+            & (np.maximum(sg[:, 1], sg[:, 3]) >= by0) & (np.minimum(sg[:, 1], sg[:, 3]) <= by1)]
+    L = np.hypot(sg[:, 2] - sg[:, 0], sg[:, 3] - sg[:, 1])
+    sg, L = sg[L > 1e-12], L[L > 1e-12]
+    if len(sg):
+        u = (sg[:, 2:] - sg[:, :2]) / L[:, None]
+        m = np.column_stack((-u[:, 1], u[:, 0]))
+
+        def f_line(t: Arr) -> Arr:
+            zx, zy = _support_rows(cv, t)
+            return (zx - sg[:, 0, None]) * m[:, 0, None] + (zy - sg[:, 1, None]) * m[:, 1, None]
+
+        rows, psi = curve_roots_rows(f_line, len(sg))
+        z = cv.support(psi)[0]
+        t = ((z - sg[rows, :2]) * u[rows]).sum(axis=1)
+        out.append(z[(t >= -1e-9) & (t <= L[rows] + 1e-9)])
+    others = []
+    for i, (other, og) in enumerate(zip(p.curves, p.curve_group, strict=True)):
+        if other is cv or (group >= 0 and og == group) or i <= after:
             continue
-        u = d / L
-        m = np.array([-u[1], u[0]])
+        ox0, oy0, ox1, oy1 = shape_bounds(other)
+        if not (ox1 < bx0 or ox0 > bx1 or oy1 < by0 or oy0 > by1):
+            others.append(other)
+    plain = [o for o in others if len(o.sigmas) == 1 and o.d == 0]
+    if plain:  # plain ellipses: one batched closed form
+        el = [o.ellipse0 for o in plain]
+        ex = np.array([[e.cx, e.cy, e.a, e.b, math.cos(e.theta), math.sin(e.theta)]
+                       for e in el])
 
-        def f_line(t: Arr, m: Arr = m, x0: float = x0, y0: float = y0) -> Arr:
-            return np.asarray((cv.support(t)[0] - (x0, y0)) @ m)
+        def f_ellipses(t: Arr) -> Arr:
+            zx, zy = _support_rows(cv, t)
+            dx, dy = zx - ex[:, 0, None], zy - ex[:, 1, None]
+            u = (ex[:, 4, None] * dx + ex[:, 5, None] * dy) / ex[:, 2, None]
+            v = (-ex[:, 5, None] * dx + ex[:, 4, None] * dy) / ex[:, 3, None]
+            return (np.hypot(u, v) - 1.0) * ex[:, 3, None]
 
-        z = cv.support(curve_roots(f_line))[0]
-        t = (z - (x0, y0)) @ u
-        out.append(z[(t >= -1e-9) & (t <= L + 1e-9)])
-    for other in p.curves:
-        if other is cv:
+        _, psi = curve_roots_rows(f_ellipses, len(plain), 180)
+        out.append(cv.support(psi)[0])
+    for other in others:
+        if other in plain:
             continue
 
         def f_curve(t: Arr, o: Curve = other) -> Arr:
-            return o.separation(cv.support(t)[0])
+            zx, zy = _support_rows(cv, t)
+            return o.implicit(np.column_stack((zx.ravel(), zy.ravel()))).reshape(t.shape)
 
-        out.append(cv.support(curve_roots(f_curve, n=180))[0])
+        _, psi = curve_roots_rows(f_curve, 1, 180)
+        out.append(cv.support(psi)[0])
     return np.vstack(out) if out else np.zeros((0, 2))
 
 
@@ -532,6 +633,11 @@ def vertices(p: Primitives) -> Arr:
     parts = [p.points, circle_circle(p.circles, p.circles),
              circle_segment(p.circles, p.segments),
              segment_segment(p.segments, p.segments, p.group, p.group)]
-    for cv in p.curves:
-        parts.append(curve_crossings(cv, p))
+    # each pair of curves once, the one with a closed form as the one sampled
+    order = sorted(range(len(p.curves)),
+                   key=lambda i: len(p.curves[i].sigmas) == 1 and p.curves[i].d == 0)
+    q = replace(p, curves=[p.curves[i] for i in order],
+                curve_group=[p.curve_group[i] for i in order])
+    for i, (cv, g) in enumerate(zip(q.curves, q.curve_group, strict=True)):
+        parts.append(curve_crossings(cv, q, g, after=i))
     return np.vstack(parts)

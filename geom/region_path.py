@@ -32,7 +32,6 @@ from shapely.geometry.base import BaseGeometry
 
 from .endset import (
     Arr,
-    Curve,
     EndSet,
     Grown,
     Primitives,
@@ -42,9 +41,11 @@ from .endset import (
     circle_segment,
     clip,
     curve_crossings,
-    curve_roots,
+    curve_roots_rows,
     grown_primitives,
+    shape_bounds,
     shape_primitives,
+    support_many,
     vertices,
 )
 from .freespace import in_cone
@@ -255,19 +256,26 @@ def _legs_from_circle(o: Arr, rho: float, p: Primitives, verts: Arr
                 add(dep, q + side * sig[:, None] * w, True)
         cc = circle_circle(np.array([[o[0], o[1], rho]]), c)
         add(cc, cc, True)
-    for cv in p.curves:  # legs along a curve's normal, tangent to the circle
-        for sgn in (1.0, -1.0):
-            def f(t: Arr, sgn: float = sgn, cv: Curve = cv) -> Arr:
-                z = cv.support(t)[0]
-                return np.cos(t) * (o[1] - z[:, 1]) - np.sin(t) * (o[0] - z[:, 0]) - sgn * rho
+    if p.curves:  # legs along a curve's normal, tangent to the circle: all curves at once
+        cvs = [cv for cv in p.curves for _ in (0, 1)]
+        offset = np.tile([rho, -rho], len(p.curves))[:, None]
 
-            psi = curve_roots(f)
-            z = cv.support(psi)[0]
+        def f(t: Arr) -> Arr:
+            zx, zy = support_many(cvs, t)
+            return np.cos(t) * (o[1] - zy) - np.sin(t) * (o[0] - zx) - offset
+
+        rows, psi = curve_roots_rows(f, len(cvs))
+        if len(rows):
+            zx, zy = support_many([cvs[r] for r in rows], psi[:, None])
+            z = np.column_stack((zx[:, 0], zy[:, 0]))
             n = np.column_stack((np.cos(psi), np.sin(psi)))
-            dep = z + ((o - z) * n).sum(axis=1)[:, None] * n
-            add(dep, z, True)
-        cx = curve_crossings(cv, Primitives(circles=np.array([[o[0], o[1], rho]])))
-        add(cx, cx, True)
+            add(z + ((o - z) * n).sum(axis=1)[:, None] * n, z, True)
+        circ = Primitives(circles=np.array([[o[0], o[1], rho]]))
+        for cv in p.curves:
+            bx0, by0, bx1, by1 = shape_bounds(cv)
+            if bx0 - rho <= o[0] <= bx1 + rho and by0 - rho <= o[1] <= by1 + rho:
+                cx = curve_crossings(cv, circ)
+                add(cx, cx, True)
     if not ends:
         return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, dtype=bool)
     return np.vstack(deps), np.vstack(ends), np.concatenate(fresh)
