@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 import shapely
 from shapely.geometry import Point as SPoint
-from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
 from . import bases
 from .centre_zones import QUAD_SEGS, base_shape, mover_base, range_zone_inner, shrink
+from .charge_ends import _base_reach, _grown_by_base, _zone, contact_shapes
 from .charge_region import (
     CONTACT_BAND,
     INSET,
@@ -30,12 +30,12 @@ from .charge_region import (
     _undeclared,
     engagement_zone,
     free_region,
-    nearest_target_model,
-    snap_to_contact,
+    top_area,
 )
 from .elevation import top_at
 from .end_position import base_on_table, bases_overlap, may_overlap
-from .engagement import in_engagement_range, models_engaged
+from .endset import Disc, EndSet, Grown, Shape, nearest_members
+from .engagement import ENGAGEMENT_RANGE, in_engagement_range, models_engaged
 from .model import TOLERANCE, Battlefield, Model, Point, Unit
 from .verdict import Verdict
 
@@ -65,8 +65,54 @@ class Placement:
 PRIORITY_A = "A base contact"
 PRIORITY_B = "B engagement range"
 PRIORITY_C = "C close to the leader"
-COHERENCY = 3.0  # §4.4: wholly within 3" of the leading model
-GRID = 0.125  # candidate spacing when the nearest point of a region has no valid link
+PRIORITIES = {PRIORITY_A: "base contact with a declared target model",
+              PRIORITY_B: "within engagement range (1\") of a declared target",
+              PRIORITY_C: "as close to the leading model as coherency allows"}
+GRID = 0.125  # candidate spacing when the nearest points of a region have no valid link
+CANDIDATES = 600  # candidates tried per model and priority before it is a casualty
+
+
+def coherency_shape(leader: Model, m: Model, distance: float) -> Shape:
+    """Centres at which `m` is in coherency range of the placed leader (§4.4): wholly within
+    `distance` (a disc for two disc bases; an inscribed polygon for ovals, re-checked exactly);
+    for a base wider than that distance, within it (the decision `geom.coherency` takes)."""
+    K = mover_base(m)
+    le = leader.ellipse
+    if m.base.short > distance:
+        return _base_reach(K, le, leader.at, distance)
+    if le.is_disc and K.is_disc:
+        return Disc(leader.at[0], leader.at[1], max(distance + le.a - K.a, 0.0))
+    reach = base_shape(le, outer=False).buffer(distance, quad_segs=QUAD_SEGS)
+    return Grown(shrink(reach, K), 0.0)
+
+
+def _in_coherency_range(leader: Model, m: Model, distance: float) -> bool:
+    if m.base.short > distance:
+        return bases.ellipse_distance(m.ellipse, leader.ellipse) <= distance + TOLERANCE
+    return bases.max_distance_to_ellipse(m.ellipse, leader.ellipse) <= distance + TOLERANCE
+
+
+def spots(bf: Battlefield, unit: Unit, m: Model, leader: Model, top: Surface,
+          avoid: Sequence[Model], placed: Sequence[Model], distance: float) -> EndSet:
+    """Where `m` may be placed on `top` (None: the mat): its whole base on the table, in
+    coherency range of the leader, overlapping no terrain (bar the top's stack), no base of
+    another unit and no model already placed, and not within 1" of the `avoid` models."""
+    K = mover_base(m)
+    ex, ey = bases.half_extents(K)
+    t = bf.table
+    ok = may_overlap(bf, top)
+    excl: list[Shape] = [_grown_by_base(p.footprint, K) for p in bf.terrain
+                         if not p.grass and p.id not in ok]
+    excl += [_base_reach(K, o.ellipse, o.at, 0.0) for o in bf.models() if o.unit != unit.id]
+    excl += [_base_reach(K, o.ellipse, o.at, 0.0) for o in placed]
+    closed = [False] * len(excl)
+    excl += [_base_reach(K, o.ellipse, o.at, ENGAGEMENT_RANGE) for o in avoid]
+    closed += [True] * len(avoid)
+    groups: list[list[Shape]] = [[coherency_shape(leader, m, distance)]]
+    area = top_area(bf, top)
+    if area is not None:
+        groups.append([Grown(area, 0.0)])
+    return EndSet((ex, ey, t.width - ex, t.depth - ey), groups, excl, closed)
 
 
 def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Unit],
@@ -74,11 +120,12 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
     """Place the unit's other models around the moved leader, one by one.
 
     With targets (a charge): priorities A > B > C. With `avoid_all_enemies` (disengage) every
-    enemy's engagement range is forbidden and only C applies. Every model must be legal, wholly
-    within 3" of the leader and linked to an already placed model (§4.4). Models go on the mat
-    or on the leader's own top."""
-    cache = {} if cache is None else cache
+    enemy's engagement range is forbidden and only C applies. Every model must be legal, in
+    coherency range of the leader (the unit's coherency distance: 3", 4" with Squadron) and
+    linked to an already placed model (§4.4). Models go on the mat or on the leader's own top.
+    Within a priority the spot is the one nearest the leader, found exactly (`geom.endset`)."""
     target_ids = {t.id for t in targets}
+    distance = unit.coherency_distance
     others = [m for m in unit.models if m.id != leader.id]
     # nearer models first: the order a player would naturally place them in
     others.sort(key=lambda m: math.dist(m.at, leader.at))
@@ -94,47 +141,44 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
     lead_top = top_at(bf, leader.at)
     if lead_top is not None:
         surfaces.append(lead_top)
-    coh_base = base_shape(leader.ellipse, outer=False).buffer(COHERENCY, quad_segs=QUAD_SEGS)
+    tmodels = [o for t in targets for o in t.models if not o.flying]
     for m in others:
-        K = mover_base(m)
-        coh = shrink(coh_base, K)
         spot: tuple[Point, str] | None = None
-        tiers: dict[str, list[BaseGeometry]] = {PRIORITY_A: [], PRIORITY_B: [], PRIORITY_C: []}
+        tiers: list[tuple[str, list[EndSet]]] = [(PRIORITY_A, []), (PRIORITY_B, []),
+                                                 (PRIORITY_C, [])]
         for top in surfaces:
-            allowed = free_region(bf, unit, m, top, avoid, extra_bases=placed).intersection(coh)
-            allowed = allowed.buffer(-INSET) if not allowed.is_empty else allowed
-            if allowed.is_empty:
-                continue
+            es = spots(bf, unit, m, leader, top, avoid, placed, distance)
             if targets and not avoid_all_enemies:
-                band = shapely.union_all([range_zone_inner(m, o, CONTACT_BAND)
-                                          for t in targets for o in t.models if not o.flying])
-                eng = shapely.union_all([engagement_zone(bf, m, o, top, cache)
-                                         for t in targets for o in t.models])
-                engaged_part = allowed.intersection(eng)
-                tiers[PRIORITY_A].append(engaged_part.intersection(band))
-                tiers[PRIORITY_B].append(engaged_part)
-            tiers[PRIORITY_C].append(allowed)
+                zones = [z.inner for o in tmodels
+                         if (z := _zone(bf, m, o, top, 0)) is not None and z.access is None]
+                if zones:
+                    eng = EndSet(es.box, [*es.include, zones], es.exclude, es.closed)
+                    contact = contact_shapes(m, targets, 0.0)
+                    tiers[0][1].append(EndSet(es.box, [*eng.include, contact], es.exclude,
+                                              es.closed))
+                    tiers[1][1].append(eng)
+            tiers[2][1].append(es)
 
-        def linked(q: Point, m: Model = m) -> Point | None:
-            return q if link.ok(m.moved_to(q), placed) else None
+        def accept(q: Point, m: Model = m) -> bool:
+            moved = m.moved_to(q)
+            return ((m.base.is_disc and leader.base.is_disc)
+                    or _in_coherency_range(leader, moved, distance)) and link.ok(moved, placed)
 
-        def touching(q: Point, m: Model = m) -> Point | None:
-            snapped = snap_to_contact(m, q, nearest_target_model(q, targets))
-            moved = m.moved_to(snapped)
-            if any(bases_overlap(moved, o) for o in (*placed, *bf.models())
-                   if o.unit != unit.id or any(o is p_ for p_ in placed)):
-                return None
-            return linked(snapped)
-
-        for name, zs in tiers.items():
-            zone = shapely.union_all(zs) if zs else Polygon()
-            pt = _pick(zone, leader.at, touching if name == PRIORITY_A else linked)
-            if pt is not None:
-                spot = (pt, name)
+        for name, sets in tiers:
+            for es in sets:
+                for q in nearest_members(es, leader.at, GRID)[:CANDIDATES]:
+                    pt = (float(q[0]), float(q[1]))
+                    if accept(pt):
+                        if spot is None or math.dist(pt, leader.at) < math.dist(spot[0],
+                                                                                leader.at):
+                            spot = (pt, name)
+                        break
+            if spot is not None:
                 break
         if spot is None:
             casualties.append(m.id)
-            reasons[m.id] = ("no legal spot wholly within 3\" of the leader with a coherency link"
+            reasons[m.id] = (f"no legal spot in coherency ({distance:g}\") of the leading model "
+                             "with a coherency link"
                              + (" outside every enemy's engagement range"
                                 if avoid_all_enemies else ""))
             continue
@@ -219,11 +263,13 @@ class LinkChecker:
 def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: dict[str, Point],
                     targets: Sequence[Unit]) -> Verdict:
     """Check a proposed placement of the other models after a charge (§8.7.7 step 4, §4.4):
-    each legal, wholly within 3" of the leader, linked to the leader through placed models,
+    each legal, in coherency range of the leader (the unit's coherency distance), linked to the
+    leader through placed models,
     none within 1" of an undeclared enemy; and no model left at a lower priority (B, C) when a
     spot of higher priority (A base contact, B engagement range) was free for it."""
     leader = unit.leading_model.moved_to(leader_end)
     target_ids = {t.id for t in targets}
+    distance = unit.coherency_distance
     moved = {leader.id: leader}
     for mid, at in positions.items():
         if mid == leader.id:
@@ -249,8 +295,8 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
             elif o.owner != unit.owner and o.unit not in target_ids and not o.flying \
                     and in_engagement_range(m, o):
                 problems.append(f"{m.ref} is within 1\" of {o.ref}, of an undeclared unit")
-        if bases.max_distance_to_ellipse(m.ellipse, leader.ellipse) > COHERENCY + TOLERANCE:
-            problems.append(f"{m.ref} is not wholly within 3\" of the leading model")
+        if not _in_coherency_range(leader, m, distance):
+            problems.append(f"{m.ref} is not wholly within {distance:g}\" of the leading model")
     link = LinkChecker(bf, unit, engaged_enemies=[o for t in targets for o in t.models])
     linked = {leader.id}
     grew = True
@@ -274,7 +320,7 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
         tiers[mid] = PRIORITY_B if any(models_engaged(bf, m, o) for o in tmodels) else PRIORITY_C
         others = [o for k, o in moved.items() if k != mid]
         avoid = _undeclared(bf, unit, target_ids)
-        coh = shrink(base_shape(leader.ellipse, outer=False).buffer(COHERENCY,
+        coh = shrink(base_shape(leader.ellipse, outer=False).buffer(distance,
                                                                     quad_segs=QUAD_SEGS),
                      mover_base(m))
         free = free_region(bf, unit, m, None, avoid, extra_bases=others).intersection(coh)

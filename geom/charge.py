@@ -49,13 +49,14 @@ from .centre_zones import (
 from .charge_ends import MAX_LEVEL, ChargeEnds, charge_ends, contact_shapes, with_group
 from .charge_region import INSET, RULE, EndRegion, check_end, end_region, engagement_zone
 from .end_position import base_on_table, bases_overlap
-from .engagement import ENGAGEMENT_RANGE, unit_is_engaged
+from .engagement import ENGAGEMENT_RANGE, engaged_pairs
 from .errors import TmgError
 from .model import TOLERANCE, Battlefield, Model, Point, Unit
 from .navigator import Navigator, navigator_for
 from .obstacles import OVAL_SIDES
 from .paths import Path, Segment
-from .region_path import STEP_SAMPLE, EndPath, path_to_ends
+from .pathsearch import MAX_STARTS
+from .region_path import STEP_SAMPLE, EndPath, EndQuestion, path_to_ends
 
 # names other modules have imported from here
 __all__ = ["QUAD_SEGS", "RULE", "ChargeAnswer", "EndRegion", "Placement", "RollTable",
@@ -65,7 +66,7 @@ __all__ = ["QUAD_SEGS", "RULE", "ChargeAnswer", "EndRegion", "Placement", "RollT
            "roll_table", "suggest_end"]
 
 D6 = range(1, 7)
-CLOSE_STEPS = 8  # bisection steps for "as close as possible": to 1/256"
+CLOSE_TOL = 1 / 256  # "as close as possible" is found to within this
 
 
 def on_table_exact(bf: Battlefield, m: Model) -> bool:
@@ -163,7 +164,8 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
                            f"{unit.id} is FLYING: flying units cannot charge")
     if bad:
         return _impossible(unit, tids, modifier, speed, "8.7.7 declare targets", bad)
-    if unit_is_engaged(bf, unit):
+    enemies = [o for v in bf.units if v.owner != unit.owner for o in v.models]
+    if engaged_pairs(bf, unit.models, enemies, first_only=True):
         return _impossible(unit, tids, modifier, speed, "8.7.7 charge",
                            f"{unit.id} is engaged: only a unit that is not engaged may charge")
     if speed is None:
@@ -177,13 +179,20 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
         candidates = list(unit.models)  # the player picks: try each, best first
 
     best: Measured | None = None
-    for cand in sorted(candidates, key=lambda m: _straight_lower_bound(m, targets)):
-        if best is not None and _straight_lower_bound(cand, targets) >= best.high:
-            break
-        got = measure(bf, unit, cand, targets, speed, modifier,
-                      bound=best.high if best is not None else math.inf)
-        if got.found is not None and (best is None or got.high < best.high):
-            best = got
+    # models with the same base share their legal ends: one search from all of them at once
+    groups: dict[tuple[Any, float], list[Model]] = {}
+    for cand in candidates:
+        groups.setdefault((cand.base, cand.angle), []).append(cand)
+    for leads in sorted(groups.values(),
+                        key=lambda g: min(_straight_lower_bound(m, targets) for m in g)):
+        if best is not None and min(_straight_lower_bound(m, targets)
+                                    for m in leads) >= best.high:
+            continue
+        for i in range(0, len(leads), MAX_STARTS):
+            got = measure(bf, unit, leads[i:i + MAX_STARTS], targets, speed, modifier,
+                          bound=best.high if best is not None else math.inf)
+            if got.found is not None and (best is None or got.high < best.high):
+                best = got
 
     if best is None or best.found is None:
         lead = candidates[0]
@@ -249,22 +258,35 @@ class Measured:
         return self.found.path.length if self.found is not None else math.inf
 
 
-def measure(bf: Battlefield, unit: Unit, lead: Model, targets: Sequence[Unit], speed: float,
-            modifier: float, bound: float = math.inf) -> Measured:
-    """The shortest legal charge of `lead`, refined until no roll is left between the legal
-    path found and the lower bound (or the last refinement is reached)."""
+def measure(bf: Battlefield, unit: Unit, leads: Sequence[Model], targets: Sequence[Unit],
+            speed: float, modifier: float, bound: float = math.inf) -> Measured:
+    """The shortest legal charge of the best of `leads` (models with one base shape: their
+    legal ends are the same), refined until no roll is left between the legal path found and
+    the lower bound (or the last refinement is reached)."""
+    lead = leads[0]
+    starts = [m.at for m in leads]
     level = 0
     while True:
-        ce = charge_ends(bf, unit, lead, targets, level=level)
+        key = ("charge ends", unit.id, lead.base, lead.angle, tuple(t.id for t in targets), level)
+        got = bf.scratch.get(key)
+        if not isinstance(got, ChargeEnds):
+            got = bf.scratch[key] = charge_ends(bf, unit, lead, targets, level=level)
+        ce = got
         nav = navigator_for(bf, unit, oval_sides=OVAL_SIDES * 2 ** level)
 
-        def accept(tag: int, at: Point) -> bool:
-            return check_end(bf, unit, lead, at, targets).ok
+        def accept(tag: int, at: Point, first: Model = leads[0]) -> bool:
+            return check_end(bf, unit, first, at, targets).ok  # same base: same check
 
         step = STEP_SAMPLE / 4 ** level
         steps = None if needs_stepped_ends(nav, lead, ce) else ()
-        up = path_to_ends(nav, lead.at, ce.inner, accept=accept, bound=bound, step=step,
+        qkey = ("charge question", id(nav), *key[1:])
+        q = bf.scratch.get(qkey)
+        if not isinstance(q, EndQuestion):
+            q = bf.scratch[qkey] = EndQuestion(nav, ce.inner)
+        up = path_to_ends(nav, starts, q, accept=accept, bound=bound, step=step,
                           stepped=steps)
+        if up is not None:
+            lead = leads[up.origin]
         high = up.path.length if up is not None else math.inf
         if up is None and ce.outer is None:
             return Measured(lead, None, bound, ce)  # nothing legal under the bound
@@ -272,7 +294,7 @@ def measure(bf: Battlefield, unit: Unit, lead: Model, targets: Sequence[Unit], s
             low = high - up.path.error_bound if up is not None else bound
         else:
             lo_nav = nav.inner() if nav.inexact else nav
-            lo = path_to_ends(lo_nav, lead.at, ce.outer, bound=min(bound, high), step=step,
+            lo = path_to_ends(lo_nav, starts, ce.outer, bound=min(bound, high), step=step,
                               stepped=None if steps is None else ())
             low = lo.path.length - lo.path.error_bound if lo is not None else min(bound, high)
         if not undecided_rolls(speed, modifier, low, high) or level >= MAX_LEVEL:
@@ -385,21 +407,40 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
                            accept=accept, stepped=steps, certify=False)
     if contact is not None and contact.path.length <= allowance + TOLERANCE:
         return contact, "base contact", contact
-    lo, hi = 0.0, ENGAGEMENT_RANGE
+    def gap(at: Point) -> float:  # to the farthest target (each by its nearest model)
+        e = lead.moved_to(at).ellipse
+        return max(min(bases.ellipse_distance(e, o.ellipse) for o in t.models if not o.flying)
+                   for t in targets)
+
+    # The shortest path to ends within d of every target grows as d shrinks, from the charge
+    # distance (at the shortest end's own gap) to the contact distance (d = 0): find where it
+    # reaches the allowance by regula falsi (Illinois), to within CLOSE_TOL of d.
     best = shortest
-    for _ in range(CLOSE_STEPS):
-        d = (lo + hi) / 2
+    hi, f_hi = min(gap(shortest.end), ENGAGEMENT_RANGE), shortest.path.length - allowance
+    lo = 0.0
+    f_lo = (contact.path.length if contact is not None else math.inf) - allowance
+    side = 0
+    while hi - lo > CLOSE_TOL:
+        d = (lo + hi) / 2 if not math.isfinite(f_lo) or f_lo <= f_hi else \
+            hi - f_hi * (hi - lo) / (f_hi - f_lo)
+        d = min(max(d, lo + CLOSE_TOL / 4), hi - CLOSE_TOL / 4)
         near = ce
         for t in targets:
             near = with_group(near, contact_shapes(lead, [t], d))
-        got = path_to_ends(nav, lead.at, near.inner, accept=accept, bound=allowance + TOLERANCE,
-                           stepped=steps, certify=False)
-        if got is not None:
-            best, hi = got, d
+        got = path_to_ends(nav, lead.at, near.inner, accept=accept, stepped=steps,
+                           certify=False)
+        f = (got.path.length if got is not None else math.inf) - allowance
+        if got is not None and f <= TOLERANCE:
+            best, hi, f_hi = got, d, f
+            if side == 1 and math.isfinite(f_lo):
+                f_lo /= 2
+            side = 1
         else:
-            lo = d
-    gap = min(bases.ellipse_distance(lead.moved_to(best.end).ellipse, o.ellipse)
-              for t in targets for o in t.models if not o.flying)
-    return best, f'{gap:.3f}" from the nearest target model (base contact out of reach)', contact
+            lo, f_lo = d, f
+            if side == -1:
+                f_hi /= 2
+            side = -1
+    return best, (f'{gap(best.end):.3f}" from the nearest target model (base contact out of '
+                  "reach)"), contact
 
 

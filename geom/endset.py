@@ -56,6 +56,11 @@ class Grown:
     core: BaseGeometry
     r: float = 0.0
 
+    @cached_property
+    def bounds(self) -> tuple[float, float, float, float]:
+        x0, y0, x1, y1 = self.core.bounds
+        return (x0, y0, x1, y1)
+
 
 @dataclass(frozen=True)
 class Curve:
@@ -174,7 +179,14 @@ def _distance(shape: Shape, pts: Arr) -> Arr:
         # frame units are inches divided by a semi-axis: scale back by the short one so that
         # the tolerance is never looser than in inches
         return shape.distance(pts) * shape.base.b
-    d = np.asarray(shapely.distance(shapely.points(pts), shape.core), dtype=float)
+    # points far from the core's box are at least their distance to the box away
+    x0, y0, x1, y1 = shape.bounds
+    box_d = np.hypot(np.maximum(np.maximum(x0 - pts[:, 0], pts[:, 0] - x1), 0.0),
+                     np.maximum(np.maximum(y0 - pts[:, 1], pts[:, 1] - y1), 0.0))
+    d = box_d.copy()
+    near = np.nonzero(box_d <= shape.r + 10 * TOLERANCE)[0]
+    if len(near):
+        d[near] = shapely.distance(shapely.points(pts[near]), shape.core)
     return d - shape.r
 
 
@@ -184,7 +196,7 @@ def shape_bounds(shape: Shape) -> tuple[float, float, float, float]:
     if isinstance(shape, Curve):
         z, _ = shape.support(np.array([0.0, math.pi / 2, math.pi, 1.5 * math.pi]))
         return (float(z[2, 0]), float(z[3, 1]), float(z[0, 0]), float(z[1, 1]))
-    x0, y0, x1, y1 = shape.core.bounds
+    x0, y0, x1, y1 = shape.bounds if isinstance(shape, Grown) else shape.core.bounds
     pad = shape.base.a if isinstance(shape, Framed) else shape.r
     return (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
 
@@ -628,6 +640,28 @@ def curve_crossings(cv: Curve, p: Primitives, group: int = -1, after: int = -1) 
     return np.vstack(out) if out else np.zeros((0, 2))
 
 
+def feet(p: Primitives, s: Arr) -> Arr:
+    """The points of each boundary piece where a straight leg from s meets it square."""
+    out: list[Arr] = []
+    c = p.circles
+    if len(c):
+        d = s - c[:, :2]
+        D = np.hypot(d[:, 0], d[:, 1])
+        ok = D > 1e-12
+        u = d[ok] / D[ok, None]
+        out += [c[ok, :2] + c[ok, 2:3] * u, c[ok, :2] - c[ok, 2:3] * u]
+    sg = p.segments
+    if len(sg):
+        p0, dv = sg[:, :2], sg[:, 2:] - sg[:, :2]
+        L2 = np.maximum((dv * dv).sum(axis=1), 1e-24)
+        t = np.clip(((s - p0) * dv).sum(axis=1) / L2, 0.0, 1.0)
+        out.append(p0 + t[:, None] * dv)
+    for cv in p.curves:
+        if cv.separation(s[None, :])[0] > 0:
+            out.append(np.array([cv.nearest((float(s[0]), float(s[1])))]))
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
 def vertices(p: Primitives) -> Arr:
     """Every point where two boundary pieces cross, and the corners worth trying."""
     parts = [p.points, circle_circle(p.circles, p.circles),
@@ -641,3 +675,31 @@ def vertices(p: Primitives) -> Arr:
     for i, (cv, g) in enumerate(zip(q.curves, q.curve_group, strict=True)):
         parts.append(curve_crossings(cv, q, g, after=i))
     return np.vstack(parts)
+
+
+def nearest_members(es: EndSet, toward: tuple[float, float], grid: float = 0.125,
+                    extra: Primitives | None = None) -> Arr:
+    """Points of the set by distance from `toward`: first every point where the distance can
+    be least (the nearest points of the boundary pieces, their crossings, `toward` itself),
+    then a grid of the window at spacing `grid` (for callers whose own test rejects those)."""
+    w = es.window()
+    if w is None:
+        return np.zeros((0, 2))
+    es = es.near(w)
+    p = Primitives()
+    for shape in es.shapes():
+        p.extend(shape_primitives(shape))
+    p.extend(box_primitives(es.box))
+    if extra is not None:
+        p.extend(extra)
+    p = clip(p, w, 1e-6)
+    s = np.asarray(toward, dtype=float)
+    cand = es.nudge(np.vstack([vertices(p), feet(p, s), s[None, :]]))
+    cand = cand[es.contains(cand)]
+    cand = cand[np.argsort(np.hypot(*(cand - s).T), kind="stable")]
+    xs = np.arange(w[0], w[2] + grid, grid)
+    ys = np.arange(w[1], w[3] + grid, grid)
+    g = np.column_stack([a.ravel() for a in np.meshgrid(xs, ys)])
+    g = g[es.contains(g)]
+    g = g[np.argsort(np.hypot(*(g - s).T), kind="stable")]
+    return np.vstack([cand, g])

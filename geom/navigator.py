@@ -61,7 +61,8 @@ class Navigator:
     fs: FreeSpace = field(init=False)
     graph: LazyGraph = field(init=False)
     _inner: Navigator | None = field(default=None, init=False, repr=False)
-    _searches: dict[Point, Search] = field(default_factory=dict, init=False, repr=False)
+    _searches: dict[tuple[tuple[Point, ...], tuple[float, ...]], Search] = field(
+        default_factory=dict, init=False, repr=False)
     _inner_mode: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -109,14 +110,19 @@ class Navigator:
         return self._inner
 
     # ---- searches -------------------------------------------------------------------------
-    def search(self, start: Point) -> Search:
-        """The search from `start` (a free point), kept for later questions from it."""
-        start = _xy(start)
-        got = self._searches.get(start)
+    def search(self, start: Point | Sequence[Point], offsets: Sequence[float] | None = None
+               ) -> Search:
+        """The search from `start` (a free point; or from several, each with the cost already
+        spent reaching it), kept for later questions from it."""
+        raw = [start] if isinstance(start[0], int | float) else list(start)  # type: ignore[list-item]
+        starts = tuple(_xy(p) for p in raw)  # type: ignore[arg-type]
+        offs = tuple(float(o) for o in offsets) if offsets is not None else (0.0,) * len(starts)
+        key = (starts, offs)
+        got = self._searches.get(key)
         if got is None:
             if len(self._searches) >= SEARCHES_KEPT:
                 self._searches.pop(next(iter(self._searches)))
-            got = self._searches[start] = Search(self.graph, start)
+            got = self._searches[key] = Search(self.graph, list(starts), list(offs))
         return got
 
     def start_blockers(self, p: Point) -> list[str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,13 +34,18 @@ from .model import Point
 from .navgraph import LazyGraph, point_tangents
 from .paths import Arc, Path, Piece, Segment, polyline
 
-START = -1
-_QBASE = 100          # start tangents: key −(_QBASE + 2k + t)
+START = -1           # start i has key START − i
+MAX_STARTS = 64
+_QBASE = 100          # start tangents: key −(_QBASE + (2k + t)·MAX_STARTS + i)
 _TBASE = 1 << 50      # terminals: key −(_TBASE + batch · _TSTRIDE + index)
 _TSTRIDE = 1 << 24
 SEG, ARC, TERM = 0, 1, 2
 
 LowerBound = Callable[[float, float], float]
+
+
+def is_start(key: int) -> bool:
+    return START - MAX_STARTS < key <= START
 
 
 @dataclass
@@ -56,6 +61,7 @@ class Terminals:
     tag: NDArray[np.int64]
     circle: int = -1
     dep_rel: Arr = field(default_factory=lambda: np.zeros(0))
+    origin: NDArray[np.int64] | None = None  # legs from the starts: which start
 
     def __len__(self) -> int:
         return len(self.end)
@@ -106,6 +112,7 @@ class Found:
     terminals: Terminals
     index: int
     path: Path
+    origin: int = 0  # which start the path leaves from
 
     @property
     def end(self) -> Point:
@@ -120,13 +127,23 @@ class Found:
 class Search:
     """Shortest legal paths from one start on one lazy graph (see the module docstring)."""
 
-    def __init__(self, graph: LazyGraph, start: Point) -> None:
+    def __init__(self, graph: LazyGraph, start: Point | Sequence[Point],
+                 offsets: Sequence[float] | None = None) -> None:
+        """A search from one start, or from several at once (each with a cost already spent
+        getting there, `offsets`): the answers then say which start they leave from."""
         self.graph = graph
         self.C = graph.C
-        self.start = (float(start[0]), float(start[1]))
-        self.cost: dict[int, float] = {START: 0.0}
+        pts = [start] if isinstance(start[0], int | float) else list(start)  # type: ignore[list-item]
+        self.starts = [(float(p[0]), float(p[1])) for p in pts]  # type: ignore[index]
+        if len(self.starts) > MAX_STARTS:
+            raise ValueError(f"at most {MAX_STARTS} starts")
+        self.offsets = [0.0] * len(self.starts) if offsets is None else [float(o) for o in offsets]
+        self.start = self.starts[0]
+        self.cost: dict[int, float] = {START - i: self.offsets[i]
+                                       for i in range(len(self.starts))}
         self.pred: dict[int, tuple[int, int, float]] = {}  # key → (pred key, kind, sweep)
-        self.xy: dict[int, tuple[float, float]] = {START: self.start}
+        self.xy: dict[int, tuple[float, float]] = {START - i: p
+                                                   for i, p in enumerate(self.starts)}
         self.where: dict[int, tuple[int, float]] = {}  # key → (circle, rel)
         self._best: dict[int, float] = {}
         self._heap: list[tuple[float, float, int, int, int, float, int]] = []
@@ -137,17 +154,19 @@ class Search:
         self._reaching = 0.0
         self._terms: list[Terminals] = []
         self._term_of: dict[int, tuple[int, int]] = {}
-        self._start_nodes = self._attach_start()
-        for key, d in self._start_nodes:
-            self._push(key, d, START, SEG, 0.0)
+        for i in range(len(self.starts)):
+            for key, d in self._attach_start(i):
+                self._push(key, self.offsets[i] + d, START - i, SEG, 0.0)
 
     # ---- the start ---------------------------------------------------------------------------
-    def _attach_start(self) -> list[tuple[int, float]]:
+    def _attach_start(self, si: int) -> list[tuple[int, float]]:
         C, fs, arcs = self.C, self.graph.fs, self.graph.arcs
-        self._qnodes: dict[int, list[tuple[float, int, float, float, float]]] = {}
+        if si == 0:
+            self._qnodes: dict[int, list[tuple[float, int, float, float, float, int]]] = {}
         if not len(C):
             return []
-        k, th, pts = point_tangents(C, self.start)
+        start = self.starts[si]
+        k, th, pts = point_tangents(C, start)
         ok, rel = in_cone(C, k, th)
         ok &= fs.in_rect(pts)
         idx = np.nonzero(ok)[0]
@@ -156,12 +175,12 @@ class Search:
         n = len(k) // 2
         for i in np.nonzero(ok)[0]:
             kk = int(k[i])
-            key = -(_QBASE + 2 * kk + (0 if i < n else 1))
-            d = math.hypot(pts[i, 0] - self.start[0], pts[i, 1] - self.start[1])
+            key = -(_QBASE + (2 * kk + (0 if i < n else 1)) * MAX_STARTS + si)
+            d = math.hypot(pts[i, 0] - start[0], pts[i, 1] - start[1])
             self.xy[key] = (float(pts[i, 0]), float(pts[i, 1]))
             self.where[key] = (kk, float(rel[i]))
             self._qnodes.setdefault(kk, []).append((float(rel[i]), key, float(pts[i, 0]),
-                                                    float(pts[i, 1]), d))
+                                                    float(pts[i, 1]), d, si))
             out.append((key, d))
         return out
 
@@ -175,7 +194,7 @@ class Search:
             # so only entries known to be valid may shadow later, dearer ones
             if g >= self._best.get(key, math.inf):
                 return
-            if kind == ARC or (kind == SEG and pred != START
+            if kind == ARC or (kind == SEG and not is_start(pred)
                                and self.graph._clear.get(key >> 1) is True):
                 self._best[key] = g
             x, y = self.xy[key]
@@ -197,8 +216,8 @@ class Search:
             rel = np.concatenate([rel, qa[:, 0]])
             key = np.concatenate([key, qa[:, 1].astype(np.int64)])
             xy = np.vstack([xy, qa[:, 2:4]])
-            partner = np.concatenate([partner, np.full(len(q), START)])
-            pxy = np.vstack([pxy, np.repeat([self.start], len(q), axis=0)])
+            partner = np.concatenate([partner, START - qa[:, 5].astype(np.int64)])
+            pxy = np.vstack([pxy, np.array([self.starts[int(x)] for x in qa[:, 5]])])
             pc = np.concatenate([pc, np.full(len(q), -1)])
             prel = np.concatenate([prel, np.zeros(len(q))])
             length = np.concatenate([length, qa[:, 4]])
@@ -255,7 +274,7 @@ class Search:
                 self.where.setdefault(nk, (k, float(v.rel[j])))
                 self._push(nk, g + r * abs(sweep), key, ARC, sweep)
         pk = int(v.partner[i])
-        if pk != START:
+        if not is_start(pk):
             self.xy.setdefault(pk, (float(v.pxy[i, 0]), float(v.pxy[i, 1])))
             self.where.setdefault(pk, (int(v.pcircle[i]), float(v.prel[i])))
             self._push(pk, g + float(v.length[i]), key, SEG, 0.0)
@@ -330,9 +349,12 @@ class Search:
         st = q.start_terminals(self)
         if st is not None and len(st):
             ti = self._register(st)
+            origin = st.origin if st.origin is not None else np.zeros(len(st), dtype=np.int64)
             leg = np.hypot(*(st.end - st.dep).T) + st.extra
             for m in range(len(st)):
-                self._push(-(_TBASE + ti * _TSTRIDE + m), float(leg[m]), START, TERM, 0.0, ti)
+                o = int(origin[m])
+                self._push(-(_TBASE + ti * _TSTRIDE + m), self.offsets[o] + float(leg[m]),
+                           START - o, TERM, 0.0, ti)
         self._bound = bound
         for k, v in self._views.items():
             keys = self._settled_on.get(k, [])
@@ -373,7 +395,7 @@ class Search:
             if kind == SEG:
                 p = np.asarray(self.xy[pred])
                 q = np.asarray(self.xy[key])
-                if pred == START:
+                if is_start(pred):
                     ok = bool(graph.fs.segments_clear(p[None, :], q[None, :])[0])
                 else:
                     ok = graph.segment_clear(key >> 1, p, q)
@@ -404,7 +426,7 @@ class Search:
             m = -key - _TBASE - ti * _TSTRIDE
             t = self._terms[ti]
             if self._q.accept(self, t, m):
-                return Found(g, t, m, self._path(pred, t, m, sweep))
+                return Found(g, t, m, self._path(pred, t, m, sweep), self._origin(pred))
         return None
 
     # ---- answers -----------------------------------------------------------------------------
@@ -424,7 +446,7 @@ class Search:
 
     def _pieces(self, key: int) -> list[Piece]:
         out: list[Piece] = []
-        while key != START:
+        while not is_start(key):
             pred, kind, sweep = self.pred[key]
             if kind == ARC:
                 k, rel_from = self.where[pred]
@@ -434,9 +456,14 @@ class Search:
             key = pred
         return out[::-1]
 
+    def _origin(self, key: int) -> int:
+        while not is_start(key):
+            key = self.pred[key][0]
+        return START - key
+
     def _path(self, pred: int, t: Terminals, m: int, sweep: float) -> Path:
         pieces = self._pieces(pred)
-        if pred != START and sweep != 0.0:
+        if not is_start(pred) and sweep != 0.0:
             k, rel_from = self.where[pred]
             pieces.append(self._arc(k, rel_from, sweep))
         dep = (float(t.dep[m, 0]), float(t.dep[m, 1]))
@@ -444,7 +471,7 @@ class Search:
         if math.dist(dep, end) > 1e-12:
             pieces.append(Segment(dep, end))
         length = sum(pc.length for pc in pieces)
-        return Path(polyline(pieces, self.start), length, tuple(pieces))
+        return Path(polyline(pieces, self.starts[self._origin(pred)]), length, tuple(pieces))
 
 
 class FixedEnds(Question):
@@ -457,8 +484,10 @@ class FixedEnds(Question):
         self.tags = np.arange(len(self.points), dtype=np.int64)
 
     def start_terminals(self, s: Search) -> Terminals:
-        n = len(self.points)
-        return Terminals(np.repeat([s.start], n, axis=0), self.points, self.extra, self.tags)
+        n, k = len(self.points), len(s.starts)
+        return Terminals(np.repeat(np.array(s.starts), n, axis=0), np.tile(self.points, (k, 1)),
+                         np.tile(self.extra, k), np.tile(self.tags, k),
+                         origin=np.repeat(np.arange(k), n))
 
     def circle_terminals(self, s: Search, k: int) -> Terminals | None:
         C, fs, arcs = s.C, s.graph.fs, s.graph.arcs

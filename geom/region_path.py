@@ -42,6 +42,7 @@ from .endset import (
     clip,
     curve_crossings,
     curve_roots_rows,
+    feet,
     grown_primitives,
     shape_bounds,
     shape_primitives,
@@ -131,21 +132,22 @@ class EndQuestion(Question):
 
     # ---- terminals from the start ------------------------------------------------------------
     def start_terminals(self, s: Search) -> Terminals | None:
-        ends, tags = [], []
-        p = np.asarray(s.start)
-        for ti, t in enumerate(self.targets):
-            cand = [t.verts, _nearest_on(t.prims, p)]
-            e = t.ends.nudge(np.vstack(cand))
-            if not len(e):
-                continue
-            e = e[self.member(t.ends, e)]
-            ends.append(e)
-            tags.append(np.full(len(e), ti))
+        deps, ends, tags, origin = [], [], [], []
+        for si, start in enumerate(s.starts):
+            p = np.asarray(start)
+            for ti, t in enumerate(self.targets):
+                e = t.ends.nudge(feet(t.prims, p))
+                e = np.vstack([t.verts, e[self.member(t.ends, e)]]) if len(e) else t.verts
+                ends.append(e)
+                deps.append(np.repeat(p[None, :], len(e), axis=0))
+                tags.append(np.full(len(e), ti))
+                origin.append(np.full(len(e), si))
         if not ends:
             return None
         e = np.vstack(ends)
-        return Terminals(np.repeat(p[None, :], len(e), axis=0), e, np.zeros(len(e)),
-                         np.concatenate(tags).astype(np.int64))
+        return Terminals(np.vstack(deps), e, np.zeros(len(e)),
+                         np.concatenate(tags).astype(np.int64),
+                         origin=np.concatenate(origin).astype(np.int64))
 
     # ---- terminals leaving corner circle k -------------------------------------------------
     def circle_terminals(self, s: Search, k: int) -> Terminals | None:
@@ -177,28 +179,6 @@ class EndQuestion(Question):
         if not ok.any():
             return None
         return Terminals(dep[ok], end[ok], np.zeros(int(ok.sum())), tag[ok], k, rel[ok])
-
-
-def _nearest_on(p: Primitives, s: Arr) -> Arr:
-    """The points of each boundary piece where a straight leg from s meets it square."""
-    out: list[Arr] = []
-    c = p.circles
-    if len(c):
-        d = s - c[:, :2]
-        D = np.hypot(d[:, 0], d[:, 1])
-        ok = D > 1e-12
-        u = d[ok] / D[ok, None]
-        out += [c[ok, :2] + c[ok, 2:3] * u, c[ok, :2] - c[ok, 2:3] * u]
-    sg = p.segments
-    if len(sg):
-        p0, dv = sg[:, :2], sg[:, 2:] - sg[:, :2]
-        L2 = np.maximum((dv * dv).sum(axis=1), 1e-24)
-        t = np.clip(((s - p0) * dv).sum(axis=1) / L2, 0.0, 1.0)
-        out.append(p0 + t[:, None] * dv)
-    for cv in p.curves:
-        if cv.separation(s[None, :])[0] > 0:
-            out.append(np.array([cv.nearest((float(s[0]), float(s[1])))]))
-    return np.vstack(out) if out else np.zeros((0, 2))
 
 
 def _legs_from_circle(o: Arr, rho: float, p: Primitives, verts: Arr
@@ -291,43 +271,64 @@ class EndPath:
     path: Path
     tag: int
     stepped: bool = False
+    origin: int = 0  # which of the starts asked about it leaves from
 
     @property
     def end(self) -> Point:
         return self.path.end
 
 
-def path_to_ends(nav: Navigator, start: Point, ends: Sequence[EndSet], *,
+def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
+                 ends: Sequence[EndSet] | EndQuestion, *,
                  accept: Accept | None = None, bound: float = math.inf,
                  stepped: Sequence[EndSet] | None = None, step: float = STEP_SAMPLE,
                  certify: bool = True) -> EndPath | None:
-    """Shortest legal path from `start` to a point of one of the end sets, shorter than
-    `bound` (None if there is none). Exact for the shapes of `geom.endset`, up to the oval
-    bounds of `Navigator` and the sample spacing of stepped ends (`error_bound`). Ends inside
-    clearance zones are sought in `stepped` (default: the same sets; empty: none)."""
-    start = _xy(start)
+    """Shortest legal path from `start` (or from the best of several starts) to a point of one
+    of the end sets, shorter than `bound` (None if there is none). Exact for the shapes of
+    `geom.endset`, up to the oval bounds of `Navigator` and the sample spacing of stepped ends
+    (`error_bound`). Ends inside clearance zones are sought in `stepped` (default: the same
+    sets; empty: none). A prepared `EndQuestion` (for the same navigator) may stand for the
+    end sets."""
+    raw = [start] if isinstance(start[0], int | float) else list(start)  # type: ignore[list-item]
+    starts = [_xy(p) for p in raw]  # type: ignore[arg-type]
+    if isinstance(ends, EndQuestion):
+        q = ends
+        q.check = accept
+        ends = [t.ends for t in q.targets]
+    else:
+        q = EndQuestion(nav, ends, accept) if not nav.unit.flying else EndQuestion(nav, [])
     if nav.unit.flying:
-        return _flying(nav, start, ends, accept, bound)
-    q = EndQuestion(nav, ends, accept)
+        got = [(i, _flying(nav, p, ends, accept, bound)) for i, p in enumerate(starts)]
+        best_f = min(((i, g) for i, g in got if g is not None), default=None,
+                     key=lambda ig: ig[1].path.length)  # type: ignore[union-attr]
+        return None if best_f is None else replace(best_f[1], origin=best_f[0])
     if q.empty:
         return None
-    es = nav.escape(start)
-    if es is None:
+    for i, p in enumerate(starts):
+        for ti, t in enumerate(q.targets):
+            if t.ends.contains(np.array([p]))[0] and (accept is None or accept(ti, p)):
+                return EndPath(nav._finish(Path((p,), 0.0)), ti, origin=i)
+    sq = q if stepped is None else EndQuestion(nav, stepped, accept)
+    if len(starts) > 1 and not sq.empty:  # stepped ends are sought from one start at a time
+        each = [path_to_ends(nav, p, q, accept=accept, bound=bound, stepped=stepped, step=step,
+                             certify=certify) for p in starts]
+        pick = min(((i, e) for i, e in enumerate(each) if e is not None), default=None,
+                   key=lambda ie: ie[1].path.length)  # type: ignore[union-attr]
+        return None if pick is None else replace(pick[1], origin=pick[0])
+    escapes = [(i, nav.escape(p)) for i, p in enumerate(starts)]
+    valid = [(i, e) for i, e in escapes if e is not None]
+    if not valid:
         return None
-    s1, s_step = es
-    if any(t.ends.contains(np.array([start]))[0] and (accept is None or accept(ti, start))
-           for ti, t in enumerate(q.targets)):
-        ti = next(ti for ti, t in enumerate(q.targets) if t.ends.contains(np.array([start]))[0])
-        return EndPath(nav._finish(Path((start,), 0.0)), ti)
-    search = nav.search(s1)
-    found = search.ask(q, bound - s_step)
+    search = nav.search([e[0] for _, e in valid], [e[1] for _, e in valid])
+    found = search.ask(q, bound)
     best: EndPath | None = None
     if found is not None:
-        best = EndPath(joined(start, found.path, None), found.tag)
-    sq = q if stepped is None else EndQuestion(nav, stepped, accept)
+        i = valid[found.origin][0]
+        best = EndPath(joined(starts[i], found.path, None), found.tag, origin=i)
     if not sq.empty:
+        (i, (_, s_step)), = valid
         limit = best.path.length if best is not None else bound
-        alt = _stepped(nav, search, start, s_step, sq, limit, accept, step)
+        alt = _stepped(nav, search, starts[i], s_step, sq, limit, accept, step)
         if alt is not None and (best is None or alt.path.length < best.path.length - EXACT_BOUND):
             best = alt
     if best is None:
@@ -335,7 +336,8 @@ def path_to_ends(nav: Navigator, start: Point, ends: Sequence[EndSet], *,
     if not certify:
         return replace(best, path=nav._finish(best.path))
     windows = [t.window for t in q.targets]
-    return replace(best, path=_certified(nav, best.path, start, ends, accept, windows))
+    return replace(best, path=_certified(nav, best.path, starts[best.origin], ends, accept,
+                                         windows))
 
 
 def _certified(nav: Navigator, path: Path, start: Point, ends: Sequence[EndSet],
@@ -372,7 +374,7 @@ def _flying(nav: Navigator, start: Point, ends: Sequence[EndSet], accept: Accept
             p.extend(shape_primitives(shape))
         p.extend(box_primitives(es.box))
         p = clip(p, w, 1e-6)
-        cand = es.nudge(np.vstack([vertices(p), _nearest_on(p, s), s[None, :]]))
+        cand = es.nudge(np.vstack([vertices(p), feet(p, s), s[None, :]]))
         cand = cand[es.contains(cand)]
         for e in cand[np.argsort(np.hypot(*(cand - s).T))]:
             d = math.dist(start, (e[0], e[1]))
@@ -433,7 +435,7 @@ def _best_stepped(nav: Navigator, search: Search, start: Point, step0: float, pt
         return None
     qs = np.array([x[1] for x in entries])
     steps = np.array([x[2] for x in entries])
-    found = search.ask(FixedEnds(qs, steps), limit - step0)
+    found = search.ask(FixedEnds(qs, steps), limit)
     if found is None:
         return None
     i, _, st = entries[found.tag]
