@@ -247,11 +247,13 @@ def marker_control(bf: Battlefield, marker: Marker, previous: str | None = None,
                          previous, controller, f"marker {marker.id}: {reason}", verdicts)
 
 
-def all_markers(bf: Battlefield, previous: Mapping[int, str] | None = None
-                ) -> dict[int, MarkerControl]:
-    """`marker_control` for every marker, sharing the sight and coherency work."""
+def all_markers(bf: Battlefield, previous: Mapping[int, str] | None = None, *,
+                coherency: Mapping[str, Verdict] | None = None) -> dict[int, MarkerControl]:
+    """`marker_control` for every marker, sharing the sight and coherency work (`coherency`:
+    verdicts the caller already has, by unit id)."""
     see = _sight(bf)
-    coh = {u.id: _coherency(bf, u) for u in bf.units if not u.flying}
+    coh = dict(coherency) if coherency is not None else {
+        u.id: _coherency(bf, u) for u in bf.units if not u.flying}
     prev = previous or {}
     return {m.id: marker_control(bf, m, prev.get(m.id), sight=see, coherency=coh)
             for m in sorted(bf.markers, key=lambda m: m.id)}

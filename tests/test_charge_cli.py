@@ -35,7 +35,18 @@ def test_charge_text_output(capsys, examples):
     assert main(["charge", str(examples / "charge-multi.toml"), "zerglings",
                  "--targets", "marauder,marines"]) == 0
     out = capsys.readouterr().out
-    assert "possible on" in out and "path:" in out
+    assert "succeeds on" in out and "path:" in out
+    assert "priority A = base contact" in out  # the priorities are spelled out
+    assert out.count("succeeds on") == 1  # the roll is stated once
+    assert out.count("(") < 60  # a summarised path, not a list of polygon points
+
+
+def test_charge_text_states_the_roll_the_distance_needs(capsys, examples):
+    assert main(["charge", str(examples / "roach-charge.toml"), "roaches", "--targets",
+                 "marauder", "--modifier", "-2"]) == 0
+    out = capsys.readouterr().out
+    assert "succeeds on 5+ (2 in 6" in out and 'is 7"' in out
+    assert out.count("5+") == 1 and "Speed 4 + D6 − 2\"" in out
 
 
 def test_charge_bad_target_exits_2(capsys, examples):

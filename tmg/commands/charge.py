@@ -38,27 +38,69 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return answer.as_dict()
 
 
+PRIORITY_WORDS = {"A": "base contact with a declared target model",
+                  "B": "within engagement range (1\") of a declared target",
+                  "C": "as close to the leading model as coherency allows"}
+
+
+def _path_words(r: dict[str, Any]) -> str:
+    """The leading model's path as a player reads it: its length and where it turns."""
+    summary = r.get("path_summary") or {}
+    pts = r.get("path") or []
+    length = r.get("end_path_length", summary.get("length"))
+    if not pts:
+        return ""
+    if len(pts) < 2:
+        return "  path: the leading model is already in place"
+    turns = summary.get("turning_points", []) if summary.get("length") == length else []
+    if not turns:
+        legs = [leg for leg in summary.get("legs", []) if "round" in leg]
+        turns = [leg["round"] for leg in legs]
+    end = pts[-1]
+    words = f'  path: {length:.3f}" from ({pts[0][0]:.2f}, {pts[0][1]:.2f}) to ' \
+            f"({end[0]:.2f}, {end[1]:.2f})"
+    if not turns:
+        return words + ", straight"
+    return words + ", turning round " + ", ".join(f"({x:.2f}, {y:.2f})" for x, y in turns)
+
+
 def text(r: dict[str, Any]) -> str:
     head = f'{r["unit"]} charges {", ".join(r["targets"])}: '
     if r["possible"]:
-        head += (f'possible on {r["min_roll"]}+ (probability {r["probability"]:.3f}); '
-                 f'needs {r["min_distance"]:.3f}"')
+        n = len(r.get("successes", []))
+        head += f'succeeds on {r["min_roll"]}+ ({n} in 6, probability {r["probability"]:.3f})'
     else:
         head += "impossible"
-        if r.get("min_distance") is not None:
-            head += f' (needs {r["min_distance"]:.3f}")'
-    lines = [head, f'  {r["reason"]} ({r["rule"]})']
+    if r["possible"]:
+        # the roll is in the first line; this one says where the distance comes from
+        mod = r.get("modifier") or 0
+        sign = f' {"+" if mod > 0 else "−"} {abs(mod):g}"' if mod else ""
+        dist = r["min_distance"]
+        shown = f'{round(dist)}"' if abs(dist - round(dist)) <= 1e-6 else f'{dist:.3f}"'
+        why = (f'  the shortest legal path for {r["unit"]}/{r.get("leading")} to an end engaged '
+               f'with {", ".join(r["targets"])} is {shown}; the charge distance is '
+               f'Speed {r["speed"]:g} + D6{sign} ({r["rule"]})')
+    else:
+        why = f'  {r["reason"]} ({r["rule"]})'
+    lines = [head, why]
+    if r.get("uncertain_rolls"):
+        low, high = r.get("distance_bounds", [None, None])
+        lines.append(f'  not decided for roll(s) {", ".join(map(str, r["uncertain_rolls"]))}: '
+                     f'the true distance lies between {low:.4f}" and {high:.4f}"')
     if r.get("end") is not None:
         x, y = r["end"]
         lines.append(f'  leading model {r["unit"]}/{r.get("leading")} ends at ({x:.3f}, {y:.3f})'
                      + (f' — {r["end_kind"]}' if r.get("end_kind") else ""))
-    if r.get("path"):
-        lines.append("  path: " + " -> ".join(f"({x:.2f}, {y:.2f})" for x, y in r["path"]))
+        lines.append(_path_words(r))
     pl = r.get("placement")
     if pl:
+        if pl["positions"]:
+            lines.append("  the other models (priority A = " + PRIORITY_WORDS["A"] + ", B = "
+                         + PRIORITY_WORDS["B"] + ", C = " + PRIORITY_WORDS["C"] + "):")
         for mid, pos in pl["positions"].items():
-            lines.append(f'  {r["unit"]}/{mid} to ({pos[0]:.3f}, {pos[1]:.3f}): '
-                         f'{pl["priority"][mid]}')
+            tier = pl["priority"][mid]
+            lines.append(f'    {r["unit"]}/{mid} to ({pos[0]:.3f}, {pos[1]:.3f}): priority '
+                         f'{tier[0]}, {PRIORITY_WORDS.get(tier[0], tier)}')
         for mid in pl["casualties"]:
-            lines.append(f"  {r['unit']}/{mid}: casualty — {pl['reasons'].get(mid, '')}")
-    return "\n".join(lines)
+            lines.append(f"    {r['unit']}/{mid}: casualty — {pl['reasons'].get(mid, '')}")
+    return "\n".join(line for line in lines if line)

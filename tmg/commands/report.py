@@ -7,11 +7,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import numpy as np
+
 from geom import distance as dist
 from geom.coherency import coherency
 from geom.engagement import units_engaged
 from geom.markers import all_markers
-from geom.model import Battlefield
+from geom.model import TOLERANCE, Battlefield
 from geom.sight import SightContext, unit_sight
 
 from . import info
@@ -25,15 +27,19 @@ def register(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def unit_distances(bf: Battlefield) -> list[dict[str, Any]]:
+def unit_distances(bf: Battlefield, matrix: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """§3: every pair of units, and every unit and marker, nearest base to nearest base."""
+    units = list(bf.units)
+    d = matrix if matrix is not None else dist.unit_distance_matrix(units, [*units, *bf.markers])
     out = []
-    for i, a in enumerate(bf.units):
-        for b in bf.units[i + 1:]:
-            out.append({"a": a.id, "b": b.id, "distance": dist.distance(a, b),
+    for i, a in enumerate(units):
+        for j in range(i + 1, len(units)):
+            b = units[j]
+            out.append({"a": a.id, "b": b.id, "distance": float(d[i, j]),
                         "enemies": a.owner != b.owner})
-    for mk in bf.markers:
-        for u in bf.units:
-            out.append({"a": u.id, "b": mk.ref, "distance": dist.distance(u, mk),
+    for k, mk in enumerate(bf.markers):
+        for i, u in enumerate(units):
+            out.append({"a": u.id, "b": mk.ref, "distance": float(d[i, len(units) + k]),
                         "enemies": False})
     return out
 
@@ -56,11 +62,15 @@ def sight_between_enemies(bf: Battlefield) -> list[dict[str, Any]]:
     return out
 
 
-def engagements(bf: Battlefield) -> list[dict[str, Any]]:
+def engagements(bf: Battlefield, matrix: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """§7.2: every pair of enemy units within 1" of each other, engaged or not, and why."""
+    units = list(bf.units)
+    d = matrix if matrix is not None else dist.unit_distance_matrix(units, units)
     out = []
-    for i, a in enumerate(bf.units):
-        for b in bf.units[i + 1:]:
-            if a.owner != b.owner and dist.within(a, b, 1.0):
+    for i, a in enumerate(units):
+        for j in range(i + 1, len(units)):
+            b = units[j]
+            if a.owner != b.owner and d[i, j] <= 1.0 + TOLERANCE:
                 v = units_engaged(bf, a, b)
                 out.append({"a": a.id, "b": b.id, "engaged": v.ok, "rule": v.rule,
                             "reason": v.reason})
@@ -69,11 +79,18 @@ def engagements(bf: Battlefield) -> list[dict[str, Any]]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     bf = load(args)
-    coh = [{"unit": u.id, "in_coherency": (v := coherency(bf, u)).ok,
-            "failures": v.details["failures"], "reason": v.reason} for u in bf.units]
-    markers = {mid: mc.as_dict() for mid, mc in all_markers(bf).items()}
-    return {"info": info.describe(bf), "distances": unit_distances(bf),
-            "sight": sight_between_enemies(bf), "engagement": engagements(bf),
+    # each unit's coherency once: the report's own section and the markers share it
+    verdicts = {u.id: coherency(bf, u) for u in bf.units}
+    coh = [{"unit": u.id, "in_coherency": verdicts[u.id].ok,
+            "failures": verdicts[u.id].details["failures"], "reason": verdicts[u.id].reason}
+           for u in bf.units]
+    markers = {mid: mc.as_dict() for mid, mc in all_markers(
+        bf, coherency={k: v for k, v in verdicts.items() if not bf.unit(k).flying}).items()}
+    units = list(bf.units)
+    matrix = dist.unit_distance_matrix(units, [*units, *bf.markers])  # one vectorised pass
+    return {"info": info.describe(bf), "distances": unit_distances(bf, matrix),
+            "sight": sight_between_enemies(bf),
+            "engagement": engagements(bf, matrix[:, :len(units)]),
             "coherency": coh, "markers": markers}
 
 
