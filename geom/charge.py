@@ -336,6 +336,12 @@ def path_summary(path: Path) -> dict[str, Any]:
     """A path as a player reads it: its length, where it turns, and round what."""
     legs: list[dict[str, Any]] = []
     for pc in path.pieces:
+        prev = legs[-1] if legs else None
+        if (not isinstance(pc, Segment) and prev is not None and "round" in prev
+                and prev["round"] == [round(pc.centre[0], 3), round(pc.centre[1], 3)]):
+            prev["turn_degrees"] = round(prev["turn_degrees"] + math.degrees(abs(pc.sweep)), 1)
+            prev["length"] = round(prev["length"] + pc.length, 3)
+            continue
         if isinstance(pc, Segment):
             legs.append({"straight": round(pc.length, 3), "to": [round(pc.b[0], 3),
                                                                round(pc.b[1], 3)]})

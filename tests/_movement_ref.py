@@ -226,3 +226,32 @@ def visibility_path_length(bf: Battlefield, unit: Unit, start, goal, *, outer: b
         adj.setdefault(a, []).append((b, ww))
         adj.setdefault(b, []).append((a, ww))
     return dijkstra(adj, 0, 1)
+
+
+def eager_path_length(nav: Any, s: tuple[float, float], g: tuple[float, float]) -> float | None:
+    """The shortest path between two free points on the *eager* tangent graph (every node and
+    edge built at once, `geom.navgraph.TangentGraph`) with scipy's Dijkstra: the reference the
+    lazy search is compared with."""
+    from scipy.sparse.csgraph import dijkstra as sp_dijkstra
+
+    from geom.navgraph import TangentGraph
+
+    fs = nav.fs
+    if fs.segments_clear(np.array([s]), np.array([g]))[0]:
+        return math.dist(s, g)
+    gr = TangentGraph.build(fs)
+    N = gr.n_nodes
+    ks, rs, ps, ds = gr.attach(s)
+    kg, rg, pg, dg = gr.attach(g)
+    ns, ng = len(ks), len(kg)
+    S, G = N + ns + ng, N + ns + ng + 1
+    circle = np.concatenate([gr.node_circle, ks, kg])
+    rel = np.concatenate([gr.node_rel, rs, rg])
+    query = np.zeros(len(circle), dtype=bool)
+    query[N:] = True
+    au, av, aw = gr.arc_edges(circle, rel, query)
+    eu = np.concatenate([au, np.full(ns, S), np.full(ng, G)])
+    ev = np.concatenate([av, np.arange(N, N + ns), np.arange(N + ns, N + ns + ng)])
+    ew = np.concatenate([aw, np.maximum(ds, 1e-12), np.maximum(dg, 1e-12)])
+    dist = sp_dijkstra(gr.matrix(eu, ev, ew, G + 1), directed=False, indices=S)
+    return float(dist[G]) if np.isfinite(dist[G]) else None
