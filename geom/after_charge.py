@@ -8,6 +8,7 @@ within 1" of an undeclared enemy unit. A model with no legal spot is a casualty 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -142,6 +143,14 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
     if lead_top is not None:
         surfaces.append(lead_top)
     tmodels = [o for t in targets for o in t.models if not o.flying]
+    zone_cache: dict[tuple[Any, ...], Any] = {}
+
+    def zone(m: Model, o: Model, top: Surface) -> Any:
+        key = (m.base, m.angle, o.ref, None if top is None else top.id)
+        if key not in zone_cache:  # models of one base share their zones
+            zone_cache[key] = _zone(bf, m, o, top, 0)
+        return zone_cache[key]
+
     for m in others:
         spot: tuple[Point, str] | None = None
         tiers: list[tuple[str, list[EndSet]]] = [(PRIORITY_A, []), (PRIORITY_B, []),
@@ -150,7 +159,7 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
             es = spots(bf, unit, m, leader, top, avoid, placed, distance)
             if targets and not avoid_all_enemies:
                 zones = [z.inner for o in tmodels
-                         if (z := _zone(bf, m, o, top, 0)) is not None and z.access is None]
+                         if (z := zone(m, o, top)) is not None and z.access is None]
                 if zones:
                     eng = EndSet(es.box, [*es.include, zones], es.exclude, es.closed)
                     contact = contact_shapes(m, targets, 0.0)
@@ -166,7 +175,7 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
 
         for name, sets in tiers:
             for es in sets:
-                for q in nearest_members(es, leader.at, GRID)[:CANDIDATES]:
+                for q in itertools.islice(nearest_members(es, leader.at, GRID), CANDIDATES):
                     pt = (float(q[0]), float(q[1]))
                     if accept(pt):
                         if spot is None or math.dist(pt, leader.at) < math.dist(spot[0],

@@ -25,7 +25,7 @@ points are all computed here in closed form (curves: sampled, then bisected to 1
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -678,13 +678,14 @@ def vertices(p: Primitives) -> Arr:
 
 
 def nearest_members(es: EndSet, toward: tuple[float, float], grid: float = 0.125,
-                    extra: Primitives | None = None) -> Arr:
+                    extra: Primitives | None = None) -> Iterator[Arr]:
     """Points of the set by distance from `toward`: first every point where the distance can
     be least (the nearest points of the boundary pieces, their crossings, `toward` itself),
-    then a grid of the window at spacing `grid` (for callers whose own test rejects those)."""
+    then — only if the caller asks for more — a grid of the window at spacing `grid` (for
+    callers whose own test rejects those)."""
     w = es.window()
     if w is None:
-        return np.zeros((0, 2))
+        return
     es = es.near(w)
     p = Primitives()
     for shape in es.shapes():
@@ -696,10 +697,9 @@ def nearest_members(es: EndSet, toward: tuple[float, float], grid: float = 0.125
     s = np.asarray(toward, dtype=float)
     cand = es.nudge(np.vstack([vertices(p), feet(p, s), s[None, :]]))
     cand = cand[es.contains(cand)]
-    cand = cand[np.argsort(np.hypot(*(cand - s).T), kind="stable")]
+    yield from cand[np.argsort(np.hypot(*(cand - s).T), kind="stable")]
     xs = np.arange(w[0], w[2] + grid, grid)
     ys = np.arange(w[1], w[3] + grid, grid)
     g = np.column_stack([a.ravel() for a in np.meshgrid(xs, ys)])
     g = g[es.contains(g)]
-    g = g[np.argsort(np.hypot(*(g - s).T), kind="stable")]
-    return np.vstack([cand, g])
+    yield from g[np.argsort(np.hypot(*(g - s).T), kind="stable")]

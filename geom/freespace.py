@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import shapely
@@ -198,7 +199,6 @@ class FreeSpace:
     cores: NDArray[np.object_] = field(init=False)
     rho: Arr = field(init=False)
     tree: shapely.STRtree = field(init=False)
-    circles: Circles = field(init=False)
 
     def __post_init__(self) -> None:
         self.cores = np.array([o.core for o in self.obstacles], dtype=object)
@@ -207,8 +207,31 @@ class FreeSpace:
             shapely.prepare(g)
         self.tree = shapely.STRtree(self.cores)
         self.rho_max = float(self.rho.max()) if len(self.rho) else 0.0
-        self.circles = corner_circles(self.obstacles)
-        self.edges, self.edge_rho, self.verts, self.vert_rho = _edges_and_vertices(self.obstacles)
+
+    # the corner circles and core edges only serve the tangent graph: built when first asked
+    @cached_property
+    def circles(self) -> Circles:
+        return corner_circles(self.obstacles)
+
+    @cached_property
+    def _edges_vertices(self) -> tuple[Arr, Arr, Arr, Arr]:
+        return _edges_and_vertices(self.obstacles)
+
+    @property
+    def edges(self) -> Arr:
+        return self._edges_vertices[0]
+
+    @property
+    def edge_rho(self) -> Arr:
+        return self._edges_vertices[1]
+
+    @property
+    def verts(self) -> Arr:
+        return self._edges_vertices[2]
+
+    @property
+    def vert_rho(self) -> Arr:
+        return self._edges_vertices[3]
 
     # ---- clearance tests ------------------------------------------------------------------
     def in_rect(self, p: Arr, tol: float = CLEAR_TOL) -> NDArray[np.bool_]:

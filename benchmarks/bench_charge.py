@@ -1,0 +1,235 @@
+"""Benchmark: charge verdicts and `tmg report` on an official layout, against the previous
+implementation in the same run (issue: charges exact and fast).
+
+The table is examples/battle-standard-1.toml (standard map 1 with the Gauntlet card, 12 units,
+47 models, 5 markers). Charges by units of 1, 5 and 10 models round the layout's terrain:
+
+- "new, cold": a fresh battlefield for every verdict (the navigator is built each time, as one
+  `tmg charge` command does);
+- "new, warm": one battlefield for all (the navigator of each unit kept, as in one session or
+  a command asking several questions);
+- "before": the engine as it was before this change (`geom` at git commit BEFORE, exported to
+  a temporary package), same charges, same battlefield objects.
+
+Then `tmg report`'s work on the same table, split into its parts, new and before.
+Prints one table; exits 0.
+
+    .venv/bin/python benchmarks/bench_charge.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import scenario  # noqa: E402
+from geom.charge import charge  # noqa: E402
+
+BEFORE = "cd6fdc8"  # the last commit before the split and the rework
+TABLE = ROOT / "examples" / "battle-standard-1.toml"
+CHARGES = [  # (unit, models, target)
+    ("queen", 1, "marauders"),
+    ("ravager", 1, "medics"),
+    ("marines-a", 5, "zerglings-a"),
+    ("marines-b", 5, "roaches"),
+    ("zerglings-a", 10, "marines-a"),
+    ("zerglings-b", 10, "marines-b"),
+]
+
+
+def old_package() -> Any:
+    """`geom` as it was at BEFORE, importable as `geom_before`."""
+    tmp = Path(tempfile.mkdtemp(prefix="geom_before_"))
+    tar = subprocess.run(["git", "-C", str(ROOT), "archive", BEFORE, "geom"],
+                         capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=tar, check=True)
+    (tmp / "geom").rename(tmp / "geom_before")
+    sys.path.insert(0, str(tmp))
+    return importlib.import_module("geom_before")
+
+
+def to_before(obj: Any, om: Any) -> Any:
+    """The same battlefield built from the old package's model classes (its code tests
+    isinstance against them)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        cls = getattr(om, type(obj).__name__, None)
+        if cls is not None:
+            kw = {f.name: to_before(getattr(obj, f.name), om) for f in dataclasses.fields(obj)
+                  if f.init}
+            return cls(**kw)
+    if isinstance(obj, tuple):
+        return tuple(to_before(x, om) for x in obj)
+    if isinstance(obj, list):
+        return [to_before(x, om) for x in obj]
+    if isinstance(obj, dict):
+        return {k: to_before(v, om) for k, v in obj.items()}
+    if isinstance(obj, frozenset):
+        return frozenset(to_before(x, om) for x in obj)
+    return obj
+
+
+def load_before(om: Any) -> Any:
+    return to_before(scenario.load(TABLE), om)
+
+
+def timed(f: Any, *args: Any, **kw: Any) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = f(*args, **kw)
+    return time.perf_counter() - t0, out
+
+
+def median_ms(xs: list[float]) -> float:
+    return statistics.median(xs) * 1e3
+
+
+def bench_charges(repeat: int, old: Any) -> None:
+    old_charge = importlib.import_module("geom_before.charge").charge
+    om = importlib.import_module("geom_before.model")
+    warm_bf = scenario.load(TABLE)
+    print(f"charges on {TABLE.name} (place=True: verdict, end, path and placement)")
+    head = (f"{'unit':<13}{'models':>7}{'target':>13}{'min d':>9}{'roll':>5}"
+            f"{'new cold ms':>12}{'new warm ms':>12}{'verdict ms':>11}{'before ms':>11}"
+            f"{'before/cold':>12}{'before/warm':>12}{'Δd before':>11}")
+    print(head)
+    print("-" * len(head))
+    all_cold, all_warm, all_old, all_verdict = [], [], [], []
+    for uid, n, tid in CHARGES:
+        cold, warm, before, verdict = [], [], [], []
+        a = b = None
+        for _ in range(repeat):
+            bf = scenario.load(TABLE)
+            t, a = timed(charge, bf, uid, [tid])
+            cold.append(t)
+            t, _ = timed(charge, warm_bf, uid, [tid])
+            warm.append(t)
+            t, _ = timed(charge, warm_bf, uid, [tid], place=False)
+            verdict.append(t)
+            obf = load_before(om)
+            t, b = timed(old_charge, obf, uid, [tid])
+            before.append(t)
+        c, w, o = median_ms(cold), median_ms(warm[1:] or warm), median_ms(before)
+        v = median_ms(verdict)
+        all_cold += cold
+        all_warm += warm[1:] or warm
+        all_old += before
+        all_verdict += verdict
+        dd = (b.min_distance - a.min_distance) if (a.min_distance is not None
+                                                   and b.min_distance is not None) else 0.0
+        print(f"{uid:<13}{n:>7}{tid:>13}{a.min_distance or float('nan'):>9.4f}"
+              f"{str(a.min_roll):>5}{c:>12.1f}{w:>12.1f}{v:>11.1f}{o:>11.1f}{o / c:>11.1f}x"
+              f"{o / w:>11.1f}x{dd:>11.5f}")
+    c, w, o = median_ms(all_cold), median_ms(all_warm), median_ms(all_old)
+    v = median_ms(all_verdict)
+    print(f"{'median per charge':<33}{'':>9}{'':>5}{c:>12.1f}{w:>12.1f}{v:>11.1f}{o:>11.1f}"
+          f"{o / c:>11.1f}x{o / w:>11.1f}x")
+    print("cold: fresh battlefield (navigator built); warm: navigator kept; verdict: warm, "
+          "without placing the other models (possible, min_distance, min_roll, end, path).")
+    print("Δd before: how much longer the previous implementation's charge distance was "
+          "(its end region was an inscribed polygon shrunk by a margin).")
+
+
+def bench_report(repeat: int) -> None:
+    from geom import distance as dist
+    from geom.coherency import coherency
+    from geom.markers import all_markers
+    from tmg.commands import report
+
+    ob = importlib.import_module("geom_before")
+    odist = importlib.import_module("geom_before.distance")
+    ocoh = importlib.import_module("geom_before.coherency")
+    omark = importlib.import_module("geom_before.markers")
+    oeng = importlib.import_module("geom_before.engagement")
+    assert ob is not None
+    bf = scenario.load(TABLE)
+    units = list(bf.units)
+
+    def new_parts() -> dict[str, float]:
+        b = scenario.load(TABLE)
+        out: dict[str, float] = {}
+        out["distances"], m = timed(lambda: dist.unit_distance_matrix(units,
+                                                                      [*units, *b.markers]))
+        t, _ = timed(lambda: report.unit_distances(b, m))
+        out["distances"] += t
+        out["engagement"], _ = timed(lambda: report.engagements(b, m[:, :len(units)]))
+        out["coherency"], v = timed(lambda: {u.id: coherency(b, u) for u in b.units})
+        out["markers"], _ = timed(lambda: all_markers(
+            b, coherency={k: x for k, x in v.items() if not b.unit(k).flying}))
+        out["sight"], _ = timed(lambda: report.sight_between_enemies(b))
+        return out
+
+    om = importlib.import_module("geom_before.model")
+
+    def old_parts() -> dict[str, float]:
+        b = load_before(om)
+        out: dict[str, float] = {}
+
+        def distances() -> None:
+            for i, a in enumerate(b.units):
+                for c in b.units[i + 1:]:
+                    odist.distance(a, c)
+            for mk in b.markers:
+                for u in b.units:
+                    odist.distance(u, mk)
+
+        def engagement() -> None:
+            for i, a in enumerate(b.units):
+                for c in b.units[i + 1:]:
+                    if a.owner != c.owner and odist.within(a, c, 1.0):
+                        oeng.units_engaged(b, a, c)
+
+        out["distances"], _ = timed(distances)
+        out["engagement"], _ = timed(engagement)
+        out["coherency"], _ = timed(lambda: [ocoh.coherency(b, u) for u in b.units])
+        out["markers"], _ = timed(lambda: omark.all_markers(b))
+        nb = scenario.load(TABLE)  # sight is not this change's: today's code on both sides
+        out["sight"], _ = timed(lambda: report.sight_between_enemies(nb))
+        return out
+
+    news = [new_parts() for _ in range(repeat)]
+    olds = [old_parts() for _ in range(repeat)]
+    print(f"\ntmg report's work on {TABLE.name} ({len(units)} units, "
+          f"{sum(len(u.models) for u in units)} models, {len(bf.markers)} markers), median ms")
+    head = f"{'part':<14}{'new':>9}{'before':>9}{'ratio':>8}   owner"
+    print(head)
+    print("-" * len(head))
+    owners = {"distances": "h2 (this change)", "engagement": "h2 pre-filter, h1 verdicts",
+              "coherency": "h3 (called once per unit now)",
+              "markers": "h3 (shares the coherency now)", "sight": "h1 (same code both sides)"}
+    tn = to = 0.0
+    for part in ("distances", "engagement", "coherency", "markers", "sight"):
+        n = statistics.median(x[part] for x in news) * 1e3
+        o = statistics.median(x[part] for x in olds) * 1e3
+        tn += n
+        to += o
+        ratio = f"{o / n:>7.1f}x" if n >= 0.05 else "      –"
+        print(f"{part:<14}{n:>9.1f}{o:>9.1f}{ratio}   {owners[part]}")
+    print(f"{'total':<14}{tn:>9.1f}{to:>9.1f}{to / tn:>7.1f}x")
+    cmd = [sys.executable, "-c", "import sys; from tmg.cli import main; sys.exit(main())",
+           "report", str(TABLE)]
+    t, _ = timed(lambda: subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT))
+    print(f"`tmg report` wall clock (start-up, imports, loading included): {t:.2f} s")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    old = old_package()
+    bench_charges(args.repeat, old)
+    bench_report(args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
