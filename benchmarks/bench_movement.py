@@ -1,13 +1,20 @@
-"""Benchmark: shortest legal paths and move legality on an official-size table (issue 4).
+"""Benchmark: shortest legal paths and move legality on an official-size table, and how the
+graph build and the queries grow with the number of pieces.
 
 Runs `geom.movement` on the `standard-1` layout (or, without map data, a fixed-seed random
 table of 32 pieces) with enemy units on it, and — in the same run, on the same inflated
 obstacles — extremitypathfinder, if it is installed. Prints one table; exits 0 either way.
 
-    /work/venv/bin/python benchmarks/bench_movement.py [--queries N] [--seed S]
+    .venv/bin/python benchmarks/bench_movement.py [--queries N] [--seed S]
 
 extremitypathfinder is only needed for the comparison. It pins numpy<2; install it without
 letting pip downgrade numpy:  pip install --no-deps extremitypathfinder networkx
+
+The growth table builds random tables of 10 to 300 pieces at the density of an official table
+(about 30 pieces per 54"x36"), and reports the navigator's build time (the lazy graph: corner
+circles and free arcs; tangents come later, where queries go), the eager graph's build time
+(every tangent of every pair: the reference, up to --eager-max pieces), the median query, and the
+exponents of power laws fitted to each (time ∝ pieces^k).
 """
 
 from __future__ import annotations
@@ -101,12 +108,84 @@ def epf_environment(nav: mv.Navigator, quad_segs: int) -> tuple[object, shapely.
     return env, free, time.perf_counter() - t0
 
 
+def growth_table(n: int, seed: int) -> tuple[Table, tuple[TerrainPiece, ...]]:
+    """n random pieces on a table scaled to keep an official table's density."""
+    rng = random.Random(seed)
+    k = math.sqrt(n / 30)
+    w, d = 54 * k, 36 * k
+    pieces = []
+    for i in range(n):
+        pw, pd = rng.uniform(1, 6), rng.uniform(1, 2.5)
+        cx, cy = rng.uniform(2, w - 2), rng.uniform(2, d - 2)
+        poly = affinity.rotate(box(cx - pw / 2, cy - pd / 2, cx + pw / 2, cy + pd / 2),
+                               rng.uniform(0, 180))
+        pieces.append(TerrainPiece(f"g{i}", rng.choice([1, 2, 2, 3]), poly))
+    return Table(w, d), tuple(pieces)
+
+
+def fit(xs: list[float], ys: list[float]) -> float:
+    """Exponent k of the least-squares fit y = c·x^k (log-log)."""
+    lx, ly = np.log(xs), np.log(ys)
+    return float(np.polyfit(lx, ly, 1)[0])
+
+
+def growth(queries: int, eager_max: int, seed: int) -> None:
+    from geom.navgraph import TangentGraph
+
+    sizes = [10, 30, 100, 300]
+    print(f"\ngrowth with the number of pieces (density of an official table; {queries} "
+          "queries per size)")
+    head = (f"{'pieces':>7}{'circles':>9}{'build ms':>10}{'eager build ms':>16}"
+            f"{'query ms':>10}{'circles used':>17}")
+    print(head)
+    print("-" * len(head))
+    rows = []
+    for n in sizes:
+        table, terrain = growth_table(n, seed)
+        mover = make_unit("mover", "red", [(1.5, 1.5)], 2, 32)
+        bf = Battlefield(table, terrain, (mover,))
+        t0 = time.perf_counter()
+        nav = mv.Navigator(bf, mover)
+        build = time.perf_counter() - t0
+        eager = math.nan
+        if n <= eager_max:
+            t0 = time.perf_counter()
+            TangentGraph.build(nav.fs)
+            eager = time.perf_counter() - t0
+        rng = random.Random(seed + n)
+        pairs = free_pairs(nav, rng, queries)
+        times, used = [], []
+        for s, g in pairs:
+            fresh = mv.Navigator(bf, mover)  # no tangents kept from earlier queries
+            t0 = time.perf_counter()
+            fresh.shortest_path(s, g)
+            times.append(time.perf_counter() - t0)
+            used.append(fresh.graph.n_circles_built)
+        q = float(np.median(times))
+        reached = int(np.median(used))
+        rows.append((n, build, eager, q))
+        print(f"{n:>7}{len(nav.fs.circles):>9}{build * 1e3:>10.1f}{eager * 1e3:>16.1f}"
+              f"{q * 1e3:>10.2f}{reached:>17}")
+    ns = [r[0] for r in rows]
+    ke = [r for r in rows if not math.isnan(r[2])]
+    print(f"fitted exponents (time ∝ pieces^k): build k = {fit(ns, [r[1] for r in rows]):.2f}, "
+          + (f"eager build k = {fit([r[0] for r in ke], [r[2] for r in ke]):.2f}, "
+             if len(ke) >= 2 else "")
+          + f"query k = {fit(ns, [r[3] for r in rows]):.2f}")
+    print("(circles used: median number of corner circles whose tangents a query built; "
+          "queries join random free points of the whole table, so their paths lengthen with "
+          "the table; a navigator kept between queries also keeps the tangents it has built)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quad-segs", type=int, default=8,
                     help="segments per quarter circle of the zones given to extremitypathfinder")
+    ap.add_argument("--growth-queries", type=int, default=20)
+    ap.add_argument("--eager-max", type=int, default=300,
+                    help="largest table (pieces) on which the eager reference graph is built")
     args = ap.parse_args()
     name, table, terrain = table_terrain()
     try:
@@ -119,7 +198,7 @@ def main() -> int:
     if not have_epf:
         print("extremitypathfinder is not installed: comparison skipped "
               "(pip install --no-deps extremitypathfinder networkx)")
-    header = (f"{'mover':<14}{'build ms':>10}{'nodes':>8}{'path q/s':>10}{'ms/q':>8}"
+    header = (f"{'mover':<14}{'build ms':>10}{'used':>8}{'path q/s':>10}{'ms/q':>8}"
               f"{'move q/s':>10}{'EPF build ms':>14}{'EPF ms/q':>10}{'speed-up':>10}"
               f"{'EPF-ours max':>14}")
     print(header)
@@ -140,7 +219,8 @@ def main() -> int:
             mv.check_move(bf, mover, model.moved_to(s), g, nav=nav)
         tm = (time.perf_counter() - t0) / len(pairs)
         row = (f"{'Size ' + str(size) + (' (c=0.5)' if size <= 2 else ' (c=1.5)'):<14}"
-               f"{build * 1e3:>10.1f}{nav.graph.n_nodes:>8}{1 / tq:>10.0f}{tq * 1e3:>8.2f}"
+               f"{build * 1e3:>10.1f}{nav.graph.n_circles_built:>8}{1 / tq:>10.0f}"
+               f"{tq * 1e3:>8.2f}"
                f"{1 / tm:>10.0f}")
         if have_epf:
             env, free, eb = epf_environment(nav, args.quad_segs)
@@ -161,7 +241,9 @@ def main() -> int:
             if diffs and min(diffs) < -1e-6:
                 row += f"  (EPF shorter by {-min(diffs):.2e} somewhere!)"
         print(row)
-    print("\nours: exact tangent graph (error bound 1e-6\" without oval bases); EPF-ours max: how "
+    growth(args.growth_queries, args.eager_max, args.seed)
+    print("\nused: corner circles whose tangents the queries built (the lazy graph). ours: exact "
+          "tangent graph (error bound 1e-6\" without oval bases); EPF-ours max: how "
           "much longer extremitypathfinder's\npath around circumscribed "
           f"{4 * args.quad_segs}-gon zones was than ours, at worst (its paths are legal, ours "
           "shorter or equal).")
