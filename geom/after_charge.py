@@ -33,9 +33,10 @@ from .charge_region import (
     free_region,
     top_area,
 )
+from .crossings import nearest_members
 from .elevation import top_at
 from .end_position import base_on_table, bases_overlap, may_overlap
-from .endset import Disc, EndSet, Grown, Shape, nearest_members
+from .endset import Disc, EndSet, Grown, Shape
 from .engagement import ENGAGEMENT_RANGE, in_engagement_range, models_engaged
 from .model import TOLERANCE, Battlefield, Model, Point, Unit
 from .verdict import Verdict

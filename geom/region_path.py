@@ -30,6 +30,15 @@ from shapely.geometry import Point as SPoint
 from shapely.geometry import box as sbox
 from shapely.geometry.base import BaseGeometry
 
+from .crossings import (
+    circle_circle,
+    circle_segment,
+    curve_crossings,
+    curve_roots_rows,
+    feet,
+    support_many,
+    vertices,
+)
 from .endset import (
     Arr,
     EndSet,
@@ -37,17 +46,10 @@ from .endset import (
     Primitives,
     Shape,
     box_primitives,
-    circle_circle,
-    circle_segment,
     clip,
-    curve_crossings,
-    curve_roots_rows,
-    feet,
     grown_primitives,
     shape_bounds,
     shape_primitives,
-    support_many,
-    vertices,
 )
 from .freespace import in_cone
 from .model import Point

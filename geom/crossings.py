@@ -1,0 +1,303 @@
+"""Where the boundary pieces of an end set cross, and where a last leg can meet them (rulebook
+§8.7.7 step 3; the geometry behind `geom.region_path`).
+
+Circles, segments and convex curves (`geom.endset.Primitives`): their crossings in closed form
+for circles and segments, and for curves by sampling the normal angle ψ and bisecting every sign
+change to 1e-13 rad (`curve_roots_rows`, many functions at once); the points of each piece
+nearest to a point (`feet`); and the points of a set nearest to a point (`nearest_members`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from .endset import (
+    CURVE_SAMPLES,
+    Arr,
+    Curve,
+    EndSet,
+    Primitives,
+    box_primitives,
+    clip,
+    shape_bounds,
+    shape_primitives,
+)
+
+
+def _pairs(n: int, m: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    return np.repeat(np.arange(n), m), np.tile(np.arange(m), n)
+
+
+def circle_circle(a: Arr, b: Arr) -> Arr:
+    """Crossing points of every circle of a with every circle of b."""
+    if not len(a) or not len(b):
+        return np.zeros((0, 2))
+    i, j = _pairs(len(a), len(b))
+    dx, dy = b[j, 0] - a[i, 0], b[j, 1] - a[i, 1]
+    D = np.hypot(dx, dy)
+    ra, rb = a[i, 2], b[j, 2]
+    ok = (D > 1e-12) & (D <= ra + rb + 1e-12) & (D >= np.abs(ra - rb) - 1e-12)
+    if not ok.any():
+        return np.zeros((0, 2))
+    i, dx, dy, D, ra, rb = i[ok], dx[ok], dy[ok], D[ok], ra[ok], rb[ok]
+    t = (ra * ra - rb * rb + D * D) / (2 * D)
+    h = np.sqrt(np.maximum(ra * ra - t * t, 0.0))
+    mx, my = a[i, 0] + t * dx / D, a[i, 1] + t * dy / D
+    ox, oy = -dy / D * h, dx / D * h
+    return np.vstack([np.column_stack((mx + ox, my + oy)), np.column_stack((mx - ox, my - oy))])
+
+
+def circle_segment(c: Arr, s: Arr) -> Arr:
+    if not len(c) or not len(s):
+        return np.zeros((0, 2))
+    if len(c) * len(s) <= 4096:
+        i, j = _pairs(len(c), len(s))
+    else:
+        tree = shapely.STRtree(shapely.linestrings(s.reshape(-1, 2, 2)))
+        i, j = tree.query(shapely.points(c[:, :2]), predicate="dwithin",
+                          distance=float(c[:, 2].max()) + 1e-9)
+    p0 = s[j, :2]
+    d = s[j, 2:] - p0
+    L = np.hypot(d[:, 0], d[:, 1])
+    good = L > 1e-12
+    i, p0, d, L = i[good], p0[good], d[good], L[good]
+    u = d / L[:, None]
+    w = p0 - c[i, :2]
+    b = (w * u).sum(axis=1)
+    disc = b * b - ((w * w).sum(axis=1) - c[i, 2] ** 2)
+    ok = disc >= -1e-12
+    out = []
+    sq = np.sqrt(np.maximum(disc, 0.0))
+    for t in (-b - sq, -b + sq):
+        inside = ok & (t >= -1e-9) & (t <= L + 1e-9)
+        out.append(p0[inside] + t[inside, None] * u[inside])
+    return np.vstack(out)
+
+
+def _segment_pairs(s: Arr, z: Arr) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Pairs of segments whose boxes meet (an STR-tree query, not all pairs)."""
+    if len(s) * len(z) <= 4096:
+        return _pairs(len(s), len(z))
+    tree = shapely.STRtree(shapely.linestrings(z.reshape(-1, 2, 2)))
+    i, j = tree.query(shapely.linestrings(s.reshape(-1, 2, 2)), predicate="intersects")
+    return i.astype(np.int64), j.astype(np.int64)
+
+
+def segment_segment(s: Arr, z: Arr, gs: NDArray[np.int64] | None = None,
+                    gz: NDArray[np.int64] | None = None) -> Arr:
+    if not len(s) or not len(z):
+        return np.zeros((0, 2))
+    i, j = _segment_pairs(s, z)
+    if gs is not None and gz is not None:  # not two edges of one polygon
+        ok = (gs[i] < 0) | (gs[i] != gz[j])
+        i, j = i[ok], j[ok]
+    p, r = s[i, :2], s[i, 2:] - s[i, :2]
+    q, w = z[j, :2], z[j, 2:] - z[j, :2]
+    den = r[:, 0] * w[:, 1] - r[:, 1] * w[:, 0]
+    ok = np.abs(den) > 1e-14
+    qp = q - p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (qp[:, 0] * w[:, 1] - qp[:, 1] * w[:, 0]) / den
+        u = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / den
+    ok &= (t >= -1e-9) & (t <= 1 + 1e-9) & (u >= -1e-9) & (u <= 1 + 1e-9)
+    return p[ok] + t[ok, None] * r[ok]
+
+
+def curve_roots(f: Callable[[Arr], Arr], n: int = CURVE_SAMPLES) -> Arr:
+    """Angles ψ in [0, 2π) where the periodic function f changes sign, bisected to 1e-13."""
+    rows, psi = curve_roots_rows(lambda t: f(t.ravel()).reshape(t.shape), 1, n)
+    return psi
+
+
+def curve_roots_rows(f: Callable[[Arr], Arr], m: int, n: int = CURVE_SAMPLES
+                     ) -> tuple[NDArray[np.int64], Arr]:
+    """For m periodic functions at once (f maps angles of shape (m, k) to values of that
+    shape): the (row, ψ) of every sign change, bisected to 1e-13."""
+    grid = np.broadcast_to(np.linspace(0.0, 2 * math.pi, n + 1), (m, n + 1))
+    v = f(np.ascontiguousarray(grid))
+    flo, fhi = v[:, :-1], v[:, 1:]
+    ch = (np.sign(flo) != np.sign(fhi)) | (flo == 0)
+    rows, cols = np.nonzero(ch)
+    if not len(rows):
+        return rows.astype(np.int64), np.zeros(0)
+    lo, hi, fl = grid[rows, cols], grid[rows, cols + 1], flo[rows, cols]
+    order = np.argsort(rows, kind="stable")
+    rows, lo, hi, fl = rows[order], lo[order], hi[order], fl[order]
+    counts = np.bincount(rows, minlength=m)
+    width = int(counts.max())
+    # pad to (m, width) so that f sees whole rows
+    pos = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+    L = np.zeros((m, width))
+    H = np.zeros((m, width))
+    FL = np.ones((m, width))
+    L[rows, pos], H[rows, pos], FL[rows, pos] = lo, hi, fl
+    for _ in range(45):
+        mid = (L + H) / 2
+        fm = f(mid)
+        left = np.sign(fm) == np.sign(FL)
+        L = np.where(left, mid, L)
+        FL = np.where(left, fm, FL)
+        H = np.where(left, H, mid)
+    return rows.astype(np.int64), ((L + H) / 2)[rows, pos]
+
+
+def support_many(curves: Sequence[Curve], psi: Arr) -> tuple[Arr, Arr]:
+    """Boundary points z(ψ) of many curves at once: row i of `psi` belongs to curves[i]."""
+    m = len(curves)
+    cx = np.array([c.cx for c in curves])[:, None]
+    cy = np.array([c.cy for c in curves])[:, None]
+    d = np.array([c.d for c in curves])[:, None]
+    nx, ny = np.cos(psi), np.sin(psi)
+    zx, zy = cx + d * nx, cy + d * ny
+    for k in range(max((len(c.sigmas) for c in curves), default=0)):
+        sg = np.array([c.sigmas[k] if len(c.sigmas) > k else (0.0, 0.0, 0.0) for c in curves])
+        sxx, sxy, syy = sg[:, 0, None], sg[:, 1, None], sg[:, 2, None]
+        w = np.sqrt(np.maximum(sxx * nx * nx + 2 * sxy * nx * ny + syy * ny * ny, 1e-300))
+        has = np.any(sg != 0, axis=1)[:, None]
+        zx = zx + np.where(has, (sxx * nx + sxy * ny) / w, 0.0)
+        zy = zy + np.where(has, (sxy * nx + syy * ny) / w, 0.0)
+    assert zx.shape[0] == m
+    return zx, zy
+
+
+def _support_rows(cv: Curve, psi: Arr) -> tuple[Arr, Arr]:
+    z, _ = cv.support(psi.ravel())
+    return z[:, 0].reshape(psi.shape), z[:, 1].reshape(psi.shape)
+
+
+def curve_crossings(cv: Curve, p: Primitives, group: int = -1, after: int = -1) -> Arr:
+    """Where the convex curve crosses the other pieces (pieces out of its box, curves of its
+    own group and curves listed before index `after` + 1, skipped)."""
+    out: list[Arr] = []
+    bx0, by0, bx1, by1 = shape_bounds(cv)
+    c = p.circles
+    c = c[(c[:, 0] + c[:, 2] >= bx0) & (c[:, 0] - c[:, 2] <= bx1)
+          & (c[:, 1] + c[:, 2] >= by0) & (c[:, 1] - c[:, 2] <= by1)]
+    if len(c):
+        def f_circle(t: Arr) -> Arr:
+            zx, zy = _support_rows(cv, t)
+            return np.hypot(zx - c[:, 0, None], zy - c[:, 1, None]) - c[:, 2, None]
+
+        _, psi = curve_roots_rows(f_circle, len(c))
+        out.append(cv.support(psi)[0])
+    sg = p.segments
+    sg = sg[(np.maximum(sg[:, 0], sg[:, 2]) >= bx0) & (np.minimum(sg[:, 0], sg[:, 2]) <= bx1)
+            & (np.maximum(sg[:, 1], sg[:, 3]) >= by0) & (np.minimum(sg[:, 1], sg[:, 3]) <= by1)]
+    L = np.hypot(sg[:, 2] - sg[:, 0], sg[:, 3] - sg[:, 1])
+    sg, L = sg[L > 1e-12], L[L > 1e-12]
+    if len(sg):
+        u = (sg[:, 2:] - sg[:, :2]) / L[:, None]
+        m = np.column_stack((-u[:, 1], u[:, 0]))
+
+        def f_line(t: Arr) -> Arr:
+            zx, zy = _support_rows(cv, t)
+            return (zx - sg[:, 0, None]) * m[:, 0, None] + (zy - sg[:, 1, None]) * m[:, 1, None]
+
+        rows, psi = curve_roots_rows(f_line, len(sg))
+        z = cv.support(psi)[0]
+        t = ((z - sg[rows, :2]) * u[rows]).sum(axis=1)
+        out.append(z[(t >= -1e-9) & (t <= L[rows] + 1e-9)])
+    others = []
+    for i, (other, og) in enumerate(zip(p.curves, p.curve_group, strict=True)):
+        if other is cv or (group >= 0 and og == group) or i <= after:
+            continue
+        ox0, oy0, ox1, oy1 = shape_bounds(other)
+        if not (ox1 < bx0 or ox0 > bx1 or oy1 < by0 or oy0 > by1):
+            others.append(other)
+    plain = [o for o in others if len(o.sigmas) == 1 and o.d == 0]
+    if plain:  # plain ellipses: one batched closed form
+        el = [o.ellipse0 for o in plain]
+        ex = np.array([[e.cx, e.cy, e.a, e.b, math.cos(e.theta), math.sin(e.theta)]
+                       for e in el])
+
+        def f_ellipses(t: Arr) -> Arr:
+            zx, zy = _support_rows(cv, t)
+            dx, dy = zx - ex[:, 0, None], zy - ex[:, 1, None]
+            u = (ex[:, 4, None] * dx + ex[:, 5, None] * dy) / ex[:, 2, None]
+            v = (-ex[:, 5, None] * dx + ex[:, 4, None] * dy) / ex[:, 3, None]
+            return (np.hypot(u, v) - 1.0) * ex[:, 3, None]
+
+        _, psi = curve_roots_rows(f_ellipses, len(plain), 180)
+        out.append(cv.support(psi)[0])
+    for other in others:
+        if other in plain:
+            continue
+
+        def f_curve(t: Arr, o: Curve = other) -> Arr:
+            zx, zy = _support_rows(cv, t)
+            return o.implicit(np.column_stack((zx.ravel(), zy.ravel()))).reshape(t.shape)
+
+        _, psi = curve_roots_rows(f_curve, 1, 180)
+        out.append(cv.support(psi)[0])
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
+def feet(p: Primitives, s: Arr) -> Arr:
+    """The points of each boundary piece where a straight leg from s meets it square."""
+    out: list[Arr] = []
+    c = p.circles
+    if len(c):
+        d = s - c[:, :2]
+        D = np.hypot(d[:, 0], d[:, 1])
+        ok = D > 1e-12
+        u = d[ok] / D[ok, None]
+        out += [c[ok, :2] + c[ok, 2:3] * u, c[ok, :2] - c[ok, 2:3] * u]
+    sg = p.segments
+    if len(sg):
+        p0, dv = sg[:, :2], sg[:, 2:] - sg[:, :2]
+        L2 = np.maximum((dv * dv).sum(axis=1), 1e-24)
+        t = np.clip(((s - p0) * dv).sum(axis=1) / L2, 0.0, 1.0)
+        out.append(p0 + t[:, None] * dv)
+    for cv in p.curves:
+        if cv.separation(s[None, :])[0] > 0:
+            out.append(np.array([cv.nearest((float(s[0]), float(s[1])))]))
+    return np.vstack(out) if out else np.zeros((0, 2))
+
+
+def vertices(p: Primitives) -> Arr:
+    """Every point where two boundary pieces cross, and the corners worth trying."""
+    parts = [p.points, circle_circle(p.circles, p.circles),
+             circle_segment(p.circles, p.segments),
+             segment_segment(p.segments, p.segments, p.group, p.group)]
+    # each pair of curves once, the one with a closed form as the one sampled
+    order = sorted(range(len(p.curves)),
+                   key=lambda i: len(p.curves[i].sigmas) == 1 and p.curves[i].d == 0)
+    q = replace(p, curves=[p.curves[i] for i in order],
+                curve_group=[p.curve_group[i] for i in order])
+    for i, (cv, g) in enumerate(zip(q.curves, q.curve_group, strict=True)):
+        parts.append(curve_crossings(cv, q, g, after=i))
+    return np.vstack(parts)
+
+
+def nearest_members(es: EndSet, toward: tuple[float, float], grid: float = 0.125,
+                    extra: Primitives | None = None) -> Iterator[Arr]:
+    """Points of the set by distance from `toward`: first every point where the distance can
+    be least (the nearest points of the boundary pieces, their crossings, `toward` itself),
+    then — only if the caller asks for more — a grid of the window at spacing `grid` (for
+    callers whose own test rejects those)."""
+    w = es.window()
+    if w is None:
+        return
+    es = es.near(w)
+    p = Primitives()
+    for shape in es.shapes():
+        p.extend(shape_primitives(shape))
+    p.extend(box_primitives(es.box))
+    if extra is not None:
+        p.extend(extra)
+    p = clip(p, w, 1e-6)
+    s = np.asarray(toward, dtype=float)
+    cand = es.nudge(np.vstack([vertices(p), feet(p, s), s[None, :]]))
+    cand = cand[es.contains(cand)]
+    yield from cand[np.argsort(np.hypot(*(cand - s).T), kind="stable")]
+    xs = np.arange(w[0], w[2] + grid, grid)
+    ys = np.arange(w[1], w[3] + grid, grid)
+    g = np.column_stack([a.ravel() for a in np.meshgrid(xs, ys)])
+    g = g[es.contains(g)]
+    yield from g[np.argsort(np.hypot(*(g - s).T), kind="stable")]
