@@ -23,10 +23,7 @@ from .endset import (
     Curve,
     EndSet,
     Primitives,
-    box_primitives,
-    clip,
     shape_bounds,
-    shape_primitives,
 )
 
 
@@ -285,13 +282,7 @@ def nearest_members(es: EndSet, toward: tuple[float, float], grid: float = 0.125
     if w is None:
         return
     es = es.near(w)
-    p = Primitives()
-    for shape in es.shapes():
-        p.extend(shape_primitives(shape))
-    p.extend(box_primitives(es.box))
-    if extra is not None:
-        p.extend(extra)
-    p = clip(p, w, 1e-6)
+    p = es.pieces(w, extra)
     s = np.asarray(toward, dtype=float)
     cand = es.nudge(np.vstack([vertices(p), feet(p, s), s[None, :]]))
     cand = cand[es.contains(cand)]

@@ -281,6 +281,17 @@ class EndSet:
             out[near] = p + (2 * TOLERANCE - d[near])[:, None] * g
         return out
 
+    def pieces(self, w: tuple[float, float, float, float], extra: Primitives | None = None
+               ) -> Primitives:
+        """The boundary pieces of the set (and `extra` ones) that reach into window w."""
+        p = Primitives()
+        for shape in self.shapes():
+            p.extend(shape_primitives(shape))
+        p.extend(box_primitives(self.box))
+        if extra is not None:
+            p.extend(extra)
+        return clip(p, w, 1e-6)
+
     def shapes(self) -> Iterable[Shape]:
         for group in self.include:
             yield from group
@@ -334,6 +345,16 @@ def _rings(g: BaseGeometry) -> Iterable[NDArray[np.float64]]:
             yield from _rings(part)
 
 
+def _edges(xy: Arr) -> tuple[Arr, Arr]:
+    """The edges (x0, y0, x1, y1) of a polyline, zero-length ones dropped, and their unit
+    normals."""
+    e = np.hstack([xy[:-1], xy[1:]])
+    d = e[:, 2:] - e[:, :2]
+    L = np.hypot(d[:, 0], d[:, 1])
+    e, d, L = e[L > 1e-12], d[L > 1e-12], L[L > 1e-12]
+    return e, np.column_stack((-d[:, 1], d[:, 0])) / L[:, None]
+
+
 def grown_primitives(core: BaseGeometry, r: float) -> Primitives:
     """Boundary pieces of {x : dist(x, core) ≤ r}: the core's edges offset by ±r and circles
     of radius r at its vertices (r = 0: the edges and vertices themselves)."""
@@ -346,14 +367,10 @@ def grown_primitives(core: BaseGeometry, r: float) -> Primitives:
         verts.append(xy)
         if len(xy) < 2:
             continue
-        e = np.hstack([xy[:-1], xy[1:]])
-        d = e[:, 2:] - e[:, :2]
-        L = np.hypot(d[:, 0], d[:, 1])
-        e, d, L = e[L > 1e-12], d[L > 1e-12], L[L > 1e-12]
+        e, n = _edges(xy)
         if r <= 0:
             segs.append(e)
             continue
-        n = np.column_stack((-d[:, 1], d[:, 0])) / L[:, None]
         for sgn in (1.0, -1.0):
             off = np.hstack([n, n]) * (sgn * r)
             segs.append(e + off)
@@ -375,11 +392,7 @@ def framed_primitives(core: BaseGeometry, base: Ellipse) -> Primitives:
         curves += [Curve(float(x), float(y), (sig,), 0.0) for x, y in ends]
         if len(xy) < 2:
             continue
-        e = np.hstack([xy[:-1], xy[1:]])
-        d = e[:, 2:] - e[:, :2]
-        L = np.hypot(d[:, 0], d[:, 1])
-        e, d, L = e[L > 1e-12], d[L > 1e-12], L[L > 1e-12]
-        n = np.column_stack((-d[:, 1], d[:, 0])) / L[:, None]
+        e, n = _edges(xy)
         w = np.sqrt(sig[0] * n[:, 0] ** 2 + 2 * sig[1] * n[:, 0] * n[:, 1] + sig[2] * n[:, 1] ** 2)
         sup = np.column_stack((sig[0] * n[:, 0] + sig[1] * n[:, 1],
                                sig[1] * n[:, 0] + sig[2] * n[:, 1])) / w[:, None]

@@ -46,29 +46,10 @@ def bitangents(C: Circles, i: NDArray[np.int64], j: NDArray[np.int64]) -> tuple[
         NDArray[np.int64], NDArray[np.int64], Arr, Arr]:
     """The (up to) four common tangents of circles i[k], j[k]: returns pair indices and the
     tangent angles on each circle (absolute, radians)."""
-    dx, dy = C.x[j] - C.x[i], C.y[j] - C.y[i]
-    D = np.hypot(dx, dy)
-    psi = np.arctan2(dy, dx)
-    ri, rj = C.r[i], C.r[j]
-    out_i, out_j, ang_i, ang_j = [], [], [], []
-    outer = D > np.abs(ri - rj) + 1e-12
-    a = np.arccos(np.clip((ri - rj)[outer] / np.where(outer, D, 1)[outer], -1, 1))
-    for s in (1.0, -1.0):
-        n = psi[outer] + s * a
-        out_i.append(i[outer])
-        out_j.append(j[outer])
-        ang_i.append(n)
-        ang_j.append(n)
-    inner = D > ri + rj + 1e-12
-    a = np.arccos(np.clip((ri + rj)[inner] / np.where(inner, D, 1)[inner], -1, 1))
-    for s in (1.0, -1.0):
-        n = psi[inner] + s * a
-        out_i.append(i[inner])
-        out_j.append(j[inner])
-        ang_i.append(n)
-        ang_j.append(n + math.pi)
-    return (np.concatenate(out_i), np.concatenate(out_j), np.concatenate(ang_i),
-            np.concatenate(ang_j))
+    ai, aj, valid = typed_bitangents(C, i, j)
+    ii = np.broadcast_to(i[:, None], valid.shape)
+    jj = np.broadcast_to(j[:, None], valid.shape)
+    return ii[valid], jj[valid], ai[valid], aj[valid]
 
 
 def typed_bitangents(C: Circles, i: NDArray[np.int64], j: NDArray[np.int64]

@@ -20,6 +20,7 @@ refining around the best sample; `error_bound` then carries the sample spacing.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -36,6 +37,7 @@ from .crossings import (
     curve_crossings,
     curve_roots_rows,
     feet,
+    nearest_members,
     support_many,
     vertices,
 )
@@ -46,10 +48,8 @@ from .endset import (
     Primitives,
     Shape,
     box_primitives,
-    clip,
     grown_primitives,
     shape_bounds,
-    shape_primitives,
 )
 from .freespace import in_cone
 from .model import Point
@@ -89,12 +89,7 @@ class EndQuestion(Question):
             if w is None:
                 continue
             es = es.near(w)
-            p = Primitives()
-            for shape in es.shapes():
-                p.extend(shape_primitives(shape))
-            p.extend(box_primitives(es.box))
-            p.extend(self._free_space_pieces(w))
-            p = clip(p, w, 1e-6)
+            p = es.pieces(w, self._free_space_pieces(w))
             v = es.nudge(vertices(p))
             v = v[self.member(es, v)] if len(v) else v
             self.targets.append(_Target(es, w, p, v))
@@ -366,19 +361,8 @@ def _flying(nav: Navigator, start: Point, ends: Sequence[EndSet], accept: Accept
             bound: float) -> EndPath | None:
     """A flying mover goes straight: the nearest candidate end of any set."""
     best: tuple[float, int, Point] | None = None
-    s = np.asarray(start)
     for ti, es in enumerate(ends):
-        w = es.window()
-        if w is None:
-            continue
-        p = Primitives()
-        for shape in es.shapes():
-            p.extend(shape_primitives(shape))
-        p.extend(box_primitives(es.box))
-        p = clip(p, w, 1e-6)
-        cand = es.nudge(np.vstack([vertices(p), feet(p, s), s[None, :]]))
-        cand = cand[es.contains(cand)]
-        for e in cand[np.argsort(np.hypot(*(cand - s).T))]:
+        for e in itertools.islice(nearest_members(es, start), 2000):
             d = math.dist(start, (e[0], e[1]))
             if (best is not None and d >= best[0]) or d >= bound:
                 break
