@@ -328,8 +328,8 @@ def test_identical_results_with_1_2_and_4_workers():
     ctx = multiprocessing.get_context("fork")
     for n in (1, 2, 4):
         with cf.ProcessPoolExecutor(n, mp_context=ctx) as ex:
-            done = []
-            got = S.run([j], ex, progress=lambda d, t: done.append((d, t)))[0]
+            done: list[tuple[int, int]] = []
+            got = S.run([j], ex, progress=lambda d, t, done=done: done.append((d, t)))[0]
         _equal(alone, got)
         assert done[-1] == (len(S.plan(j)), len(S.plan(j)))
         assert not got.processes & alone.processes  # the work ran in the pool
