@@ -273,6 +273,11 @@ def assemble(job: SurveyJob, tiles: list[TileResult]) -> SurveyResult:
                 ok, raw[f"{CHARGE_THREAT}:uncertain_{owner}"], np.nan)
             res.columns[f"charge_reach_{owner}_zone"] = np.where(ok, (roll > 0).astype(float),
                                                                  np.nan)
+    for m in res.markers:
+        for owner in job.owners:
+            if owner not in m["contest_seen"]:
+                seen = res.columns[f"seen_{owner}_zone"]
+                m["contest_seen"][owner] = [int(seen[k]) for k in m["contest_cells"]]
     if CHARGE_THREAT in job.spec.measures:
         res.charge_starts = dict(prep.charge_starts)
     res.processes = frozenset(t.process for t in tiles)

@@ -32,7 +32,7 @@ from .markers import CONTEST_RANGE, contests, marker_level
 from .model import TOLERANCE, Marker, Model
 from .sight import VISIBLE
 from .survey_grid import probe_unit, standing
-from .survey_job import Prepared, high_ground
+from .survey_job import EXPOSURE, SAFE_AREA, Prepared, high_ground
 from .verdict import Verdict
 
 
@@ -96,12 +96,16 @@ def markers_task(prep: Prepared) -> list[dict[str, Any]]:
                                "elevation": marker_level(bf, mk), "contest_cells": contest,
                                "exposure": {}, "seen": {}, "contest_seen": {}}
         stand = _stands_at(prep, mk)
+        # with the exposure measured, its tiles count the contest cells' samples already
+        # (`survey.assemble` copies them): the same pairs are not decided twice
+        counted = EXPOSURE in spec.measures or SAFE_AREA in spec.measures
         for owner in job.owners:
             n = len(prep.observers[owner])
             enemy = job.other(owner)
-            probes = [prep.probe(k, enemy) for k in contest]
-            seen, _ = seen_counts_one(prep, owner, probes)
-            row["contest_seen"][owner] = seen.tolist()
+            if not counted:
+                probes = [prep.probe(k, enemy) for k in contest]
+                seen, _ = seen_counts_one(prep, owner, probes)
+                row["contest_seen"][owner] = seen.tolist()
             if stand:
                 on_marker = probe_unit("probe-marker", enemy, mk.at, spec.probe.base,
                                        spec.probe.size, hidden=spec.probe.hidden).models[0]

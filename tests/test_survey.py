@@ -385,3 +385,14 @@ def test_another_wall_never_lets_a_probe_be_seen_more(ws, x, y):
         sa, sb = a.columns[f"seen_{owner}_zone"], b.columns[f"seen_{owner}_zone"]
         if len(a.zones[owner]) == len(b.zones[owner]):
             assert (sb[both] <= sa[both]).all()
+
+
+def test_the_engine_imports_no_dask_no_viewer_no_front_end():
+    import subprocess
+    import sys
+
+    code = ("import sys, geom.survey, geom.survey_charge; print(sorted({m.split('.')[0] for m in "
+            "sys.modules} & {'dask', 'distributed', 'tqdm', 'viewer', 'tmg', 'maps', 'scenario',"
+            " 'formats', 'pyglet'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

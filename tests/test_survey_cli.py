@@ -191,3 +191,9 @@ def test_the_command_starts_its_own_local_cluster(capsys, tmp_path):
     r = survey(capsys, "skirmish-2", "--deployment", "dirt-side", *FAST, "--workers", "2",
                "--measure", "exposure", "-o", str(tmp_path))
     assert r["workers"] == 2 and r["where"] == "local cluster"
+
+
+def test_the_help_names_every_measure(capsys):
+    from tmg.commands import survey as cmd
+
+    assert cmd.MEASURE_NAMES.split(", ") == list(S.MEASURES)

@@ -11,7 +11,6 @@ import shapely
 from shapely.geometry import box
 
 from geom import survey as S
-from geom.errors import TmgError
 from geom.model import Base, Battlefield, Deployment, Marker, Table, TerrainPiece
 from geom.survey_job import Charger, Probe, SurveySpec
 from tmg.cli import main
@@ -19,10 +18,12 @@ from viewer import heatmap as H
 from viewer import style as st
 from viewer.layout import frame_for_width
 
+from . import test_viewer_render as render_tests
 from .test_viewer_render import blend, close_to, in_boxes, label_boxes
 from .test_viewer_scene import decode_png
 
 T = Table(24, 12)
+off = render_tests.off  # the shared OpenGL context fixture
 
 
 @pytest.fixture(scope="module")
@@ -100,17 +101,6 @@ def test_charge_picture_classes():
 
 
 # --------------------------------------------------------------------------- pixels
-
-
-@pytest.fixture(scope="module")
-def off():
-    try:
-        from viewer import draw
-        o = draw.Offscreen()
-    except TmgError as exc:
-        pytest.skip(f"no OpenGL context for drawing (run under xvfb-run): {exc}")
-    yield o
-    o.close()
 
 
 @pytest.mark.viewer

@@ -31,9 +31,21 @@ TINY_PAIRS = 40_000  # below this many sight pairs a job runs in this process (n
 MIN_WIDTH, MAX_WIDTH = 400, 4000
 
 
-def register(sub: Any) -> argparse.ArgumentParser:
+MEASURE_NAMES = "exposure, safe-area, markers, charge-threat"  # geom.survey.MEASURES
+
+
+def _measure(text: str) -> str:
+    """argparse type: a measure name (checked against the engine's list only when given, so
+    that building the parser imports no engine module)."""
     from geom.survey import MEASURES
 
+    if text not in MEASURES:
+        raise argparse.ArgumentTypeError(f"unknown measure {text!r} (choose from "
+                                         f"{', '.join(MEASURES)})")
+    return text
+
+
+def register(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("survey", help="heatmaps of a whole table: exposure, safe area, markers, "
                                       "charge threat (on Dask when asked)")
     p.add_argument("file", nargs="?", metavar="LAYOUT_OR_FILE",
@@ -52,8 +64,8 @@ def register(sub: Any) -> argparse.ArgumentParser:
                    help="the probe model's base diameter in mm (default 32)")
     p.add_argument("--size", type=int, default=2, metavar="N", help="the probe's Size (default 2)")
     p.add_argument("--hidden", action="store_true", help="the probe is HIDDEN (seen within 4\")")
-    p.add_argument("--measure", action="extend", nargs="+", choices=MEASURES, metavar="M",
-                   help=f"one or more of {', '.join(MEASURES)} (default: all that apply)")
+    p.add_argument("--measure", action="extend", nargs="+", type=_measure, metavar="M",
+                   help=f"one or more of {MEASURE_NAMES} (default: all that apply)")
     p.add_argument("--unit", metavar="TYPE",
                    help="catalogue unit type whose charge threat to survey (tmg units)")
     p.add_argument("--modifier", type=finite_arg, default=0.0, metavar="M",
@@ -290,18 +302,17 @@ def text(r: dict[str, Any]) -> str:
              f"wrote {r['output']}"]
     for lay in r["layouts"]:
         bits = []
-        for m in r["measures"]:
-            s = lay.get(m)
-            if not s or s.get("mean") is None:
-                continue
-            if m in ("exposure", "safe-area"):
-                bits.append(f"{m} mean {100 * s['mean']:.0f}%, safe area "
-                            f"{100 * s['safe_area']:.0f}%" if m == "exposure" else
-                            f"safe area {100 * s['safe_area']:.0f}%")
-            elif m == "markers":
-                bits.append(f"marker exposure {100 * s['mean']:.0f}%")
-            else:
-                bits.append(f"charge roll mean {s['mean']:.1f}, reach {100 * s['reach']:.0f}%")
+        e, safe = lay.get("exposure"), lay.get("safe-area") or lay.get("exposure")
+        if e and e.get("mean") is not None:
+            bits.append(f"exposure mean {100 * e['mean']:.0f}%")
+        if safe and safe.get("safe_area") is not None:
+            bits.append(f"safe area {100 * safe['safe_area']:.0f}%")
+        m = lay.get("markers")
+        if m and m.get("mean") is not None:
+            bits.append(f"marker exposure {100 * m['mean']:.0f}%")
+        c = lay.get("charge-threat")
+        if c and c.get("mean") is not None:
+            bits.append(f"charge roll mean {c['mean']:.1f}, reach {100 * c['reach']:.0f}%")
         lines.append(f"  {lay['layout']} · {lay['deployment']}: " + "; ".join(bits))
     if r.get("report"):
         lines.append(f"report: {r['report']}")
