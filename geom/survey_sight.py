@@ -41,29 +41,41 @@ def exposure_tile(prep: Prepared, start: int, stop: int) -> dict[str, np.ndarray
     probe stands)."""
     cells = np.arange(start, stop)
     keep = cells[prep.stands[start:stop]]
+    owners = prep.job.owners
+    # one batch for both zones: a pair's answer does not depend on the batch, nor sight on
+    # who owns the models (the probe belongs to the player whose enemy's zone looks at it)
+    probes = [prep.probe(int(k), owners[0]) for k in keep]
+    obs = [m for o in owners for m in prep.observers[o]]
+    seen, covered = _seen(prep, obs, np.concatenate([prep.observers_high[o] for o in owners]),
+                          probes)
     out: dict[str, np.ndarray] = {}
-    # the probe belongs to the player whose enemy's zone looks at it
-    for owner in prep.job.owners:
-        probes = [prep.probe(int(k), prep.job.other(owner)) for k in keep]
-        counts = seen_counts_one(prep, owner, probes)
-        for name, arr in zip(("seen", "cover"), counts, strict=True):
+    row = 0
+    for owner in owners:
+        n = len(prep.observers[owner])
+        for name, arr in (("seen", seen), ("cover", covered)):
             col = np.full(len(cells), -1, dtype=np.int64)
-            col[keep - start] = arr
+            col[keep - start] = arr[row:row + n].sum(axis=0)
             out[f"{name}_{owner}"] = col
+        row += n
     return out
+
+
+def _seen(prep: Prepared, obs: list[Model], obs_high: np.ndarray, probes: list[Model]
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """(samples, probes) booleans: seen, and seen with high ground cover (§7.1.3)."""
+    if not obs or not probes:
+        z = np.zeros((len(obs), len(probes)), dtype=bool)
+        return z, z.copy()
+    m = prep.ctx.matrix(obs, probes)
+    seen = m.code == VISIBLE
+    high = high_ground(prep.job.bf, probes)
+    return seen, seen & high[None, :] & ~obs_high[:, None]
 
 
 def seen_counts_one(prep: Prepared, owner: str, probes: list[Model]
                     ) -> tuple[np.ndarray, np.ndarray]:
     """(seen, seen in cover) counts of each probe over the samples of `owner`'s zone."""
-    obs = prep.observers[owner]
-    if not obs or not probes:
-        z = np.zeros(len(probes), dtype=np.int64)
-        return z, z.copy()
-    m = prep.ctx.matrix(obs, probes)
-    seen = m.code == VISIBLE  # (samples, probes)
-    high = high_ground(prep.job.bf, probes)
-    covered = seen & high[None, :] & ~prep.observers_high[owner][:, None]
+    seen, covered = _seen(prep, prep.observers[owner], prep.observers_high[owner], probes)
     return seen.sum(axis=0).astype(np.int64), covered.sum(axis=0).astype(np.int64)
 
 

@@ -396,3 +396,9 @@ def test_the_engine_imports_no_dask_no_viewer_no_front_end():
             " 'formats', 'pyglet'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_tiles_of_any_size_give_the_same_answer(exposure):
+    for cells in (1000, 13):
+        again = S.run([job(tile_cells=cells)])[0]
+        _equal(exposure, again)

@@ -10,7 +10,7 @@ Cells where no probe can stand are left unfilled, so the terrain shows through.
 >>> [c for c, _ in exposure_classes()][:2] == [SAFE, ramp(0.0)]
 True
 >>> [t for _, t in exposure_classes()][:3]
-['seen from nowhere (safe)', 'seen from 0–10% of the zone', '10–20%']
+['seen from nowhere (safe)', 'up to 10% of the zone', '10–20%']
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def exposure_classes() -> list[tuple[st.RGBA, str]]:
     """The colour bar of an exposure map: safe, then ten 10% bins."""
     out = [(SAFE, "seen from nowhere (safe)")]
     for i in range(10):
-        text = "seen from 0–10% of the zone" if i == 0 else f"{10 * i}–{10 * (i + 1)}%"
+        text = "up to 10% of the zone" if i == 0 else f"{10 * i}–{10 * (i + 1)}%"
         out.append((ramp(i / 9), text))
     return out
 
