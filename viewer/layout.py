@@ -261,7 +261,7 @@ def frame_for_window(scene: Scene, width: int, height: int, camera: Camera = Cam
     top = height - (TITLE_BAND + MARGIN) * u
     panels = ((0, top, width, height), pbox)
     return _furnish(scene, width, height, u, tr, pbox, view=view, panels=panels,
-                    step=axis_step(tr.scale, u))
+                    step=axis_step(tr.scale, u), pin_axes=True)
 
 
 # --------------------------------------------------------------------------- the inset
@@ -303,7 +303,7 @@ def inset_prims(scene: Scene, inset: Inset, u: float) -> list[Prim]:
 
 def _furnish(scene: Scene, width: int, height: int, u: float, tr: Transform, furn: Box, *,
              view: Box | None, panels: tuple[Box, ...], step: float,
-             insets: tuple[Inset, ...] = ()) -> Frame:
+             insets: tuple[Inset, ...] = (), pin_axes: bool = False) -> Frame:
     screen: list[Prim] = []
     texts: list[Placed] = []
     t = scene.table
@@ -314,7 +314,7 @@ def _furnish(scene: Scene, width: int, height: int, u: float, tr: Transform, fur
                          tag="title"))
     texts.append(_screen(scene.subtitle, st.SUBTITLE_SIZE, u, width - MARGIN * u, ty, "right",
                          st.TEXT_MUTED, tag="subtitle"))
-    ax_texts, rulers = _axes(t, tr, u, step, view)
+    ax_texts, rulers = _axes(t, tr, u, step, view, pin=pin_axes)
     texts += ax_texts
     panels = tuple(panels) + tuple(rulers)
     bar, furn_prims, furn_texts = _panel_contents(scene, furn, u, tr.scale)
@@ -326,32 +326,39 @@ def _furnish(scene: Scene, width: int, height: int, u: float, tr: Transform, fur
                  tuple(dropped), view, insets)
 
 
-def _axes(t: Table, tr: Transform, u: float, step: float, view: Box | None
+def _axes(t: Table, tr: Transform, u: float, step: float, view: Box | None, pin: bool
           ) -> tuple[list[Placed], list[Box]]:
-    """Figures every `step` inches along the bottom and left of the table; when the table's
-    edge is out of view they stay on the view's edge, on a ruler strip of their own."""
+    """Figures every `step` inches along the bottom and left of the table. In the window
+    (`pin`), when the table's edge is out of view they stay on the view's edge, on a ruler strip
+    of their own; a close-up has them just outside its view."""
     band = AXIS_BAND * u
     x0, y0 = tr.to_px((0, 0))
     vx0, vy0, vx1, vy1 = view if view is not None else (-math.inf, -math.inf, math.inf, math.inf)
-    row_y = max(y0 - band / 2, vy0 + band / 2)
-    col_x = max(x0 - band / 2, vx0 + band / 2)
     texts: list[Placed] = []
     rulers: list[Box] = []
-    if y0 - band < vy0 and view is not None:
-        rulers.append((vx0, vy0, vx1, vy0 + band))
-    if x0 - band < vx0 and view is not None:
-        rulers.append((vx0, vy0, vx0 + band, vy1))
+    if pin:
+        row_y = max(y0 - band / 2, vy0 + band / 2)
+        col_x = max(x0 - band / 2, vx0 + band / 2)
+        if y0 - band < vy0:
+            rulers.append((vx0, vy0, vx1, vy0 + band))
+        if x0 - band < vx0:
+            rulers.append((vx0, vy0, vx0 + band, vy1))
+        lo_x, lo_y = vx0 + band, vy0 + band
+    else:
+        row_y = y0 - band / 2 if view is None else vy0 - band / 2
+        col_x = x0 - band / 2 if view is None else vx0 - band / 2
+        lo_x, lo_y = vx0, vy0
     k = 0
     while k * step <= t.width + 1e-9:
         x = tr.to_px((k * step, 0))[0]
-        if max(vx0 + band, 0) <= x <= vx1:
+        if max(lo_x, 0) <= x <= vx1:
             texts.append(_screen(f"{k * step:g}", st.AXIS_SIZE, u, x, row_y, "center",
                                  st.TEXT_MUTED, tag="axis:x"))
         k += 1
     k = 0
     while k * step <= t.depth + 1e-9:
         y = tr.to_px((0, k * step))[1]
-        if vy0 + band <= y <= vy1:
+        if lo_y <= y <= vy1:
             texts.append(_screen(f"{k * step:g}", st.AXIS_SIZE, u, col_x, y, "center",
                                  st.TEXT_MUTED, tag="axis:y"))
         k += 1
@@ -385,7 +392,7 @@ def _panel_contents(scene: Scene, box: Box, u: float, scale: float
     cols = _legend_cols(width, u)
     col_w = (width - 2 * MARGIN * u) / cols
     row_top = by1 - SCALE_ROW * u
-    max_chars = int((col_w - 40 * u) / (st.CHAR_WIDTH * st.LEGEND_SIZE * u))
+    room = col_w - 40 * u
     for i, e in enumerate(plain):
         r, c = divmod(i, cols)
         cx = bx0 + MARGIN * u + c * col_w
@@ -393,7 +400,9 @@ def _panel_contents(scene: Scene, box: Box, u: float, scale: float
         sw_prims, sw_texts = _swatch(e, cx, cy, u)
         screen += sw_prims
         texts += sw_texts
-        s = e.text if len(e.text) <= max_chars else e.text[:max_chars - 1] + "…"
+        s = e.text
+        while len(s) > 2 and st.text_width(s, st.LEGEND_SIZE * u) > room:
+            s = s[:-2] + "…"
         texts.append(_screen(s, st.LEGEND_SIZE, u, cx + 34 * u, cy, "left", tag="legend"))
     rows = math.ceil(len(plain) / cols) if plain else 0
     top = row_top - rows * LEGEND_ROW * u

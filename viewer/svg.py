@@ -107,7 +107,7 @@ class _Writer:
         weight = ' font-weight="bold"' if t.bold else ""
         self.add(base + 2, f'<text x="{_num(pl.x)}" y="{_num(self.h - pl.y)}" '
                  f'font-family={quoteattr(FONT)} font-size="{_num(pl.size)}" '
-                 f'text-anchor="{anchor}" dominant-baseline="central"{weight} '
+                 f'text-anchor="{anchor}" dominant-baseline="central"{weight} xml:space="preserve" '
                  f'fill="{_rgb(t.colour)}"{clip}>{escape(pl.string)}</text>')
 
     def text(self) -> str:
