@@ -19,7 +19,7 @@ from .scene import L_OVER, L_OVER_TEXT, OverlayLayer, Prim, Text
 
 
 def _rank_dot(m: Model, colour: st.RGBA, tag: str, mark: mk.Marking) -> Prim:
-    return dot(m.at, min(0.22, m.base.b * 0.45), colour, L_OVER, tag, mark)
+    return dot(m.at, min(0.22, m.base.b * 0.45), colour, L_OVER + 1, tag, mark)  # over paths
 
 
 @dataclass(frozen=True)
