@@ -109,10 +109,14 @@ def rebuilt(u: Unit, models: Sequence[Model] | None = None, **changes: Any) -> U
     return parse_unit(ctx, entry, 0)
 
 
-def _off_table_nudge(bf: Battlefield, pts: list[tuple[float, float]], r: float
-                     ) -> list[tuple[float, float]]:
+def _onto_table(bf: Battlefield, pts: list[tuple[float, float]], r: float
+                ) -> list[tuple[float, float]]:
+    """The group of bases slid (as a whole) so that it lies on the table where it can."""
     t = bf.table
-    return [(min(max(x, r), t.width - r), min(max(y, r), t.depth - r)) for x, y in pts]
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    dx = max(0.0, r - min(xs)) - max(0.0, max(xs) + r - t.width)
+    dy = max(0.0, r - min(ys)) - max(0.0, max(ys) + r - t.depth)
+    return [(x + dx, y + dy) for x, y in pts]
 
 
 def new_unit(bf: Battlefield, type_name: str, owner: str, at: tuple[float, float],
@@ -136,7 +140,7 @@ def new_unit(bf: Battlefield, type_name: str, owner: str, at: tuple[float, float
     rows = (n + cols - 1) // cols
     pts = [(at[0] + (i % cols - (cols - 1) / 2) * step, at[1] - (i // cols - (rows - 1) / 2)
             * step) for i in range(n)]
-    pts = _off_table_nudge(bf, pts, probe.base.long / 2)
+    pts = _onto_table(bf, pts, probe.base.long / 2)
     return parse_unit(Ctx("catalogue"), {
         "id": unit_id, "type": entry["id"], "owner": owner,
         "models": [{"id": str(i + 1), "at": list(p)} for i, p in enumerate(pts)]}, 0)

@@ -28,7 +28,7 @@ SIZE_FILL: dict[int, RGBA] = {
     3: (104, 76, 118, 255),  # 3 and taller
 }
 GRASS_FILL: RGBA = (112, 170, 78, 235)
-TOKEN_FILL: RGBA = (176, 176, 176, 255)
+TOKEN_FILL: RGBA = (150, 158, 172, 255)  # grey-blue: apart from Size 0 sand
 FORCE_FIELD_FILL: RGBA = (110, 200, 250, 200)
 TERRAIN_EDGE: RGBA = (40, 30, 22, 255)
 TOP_EDGE: RGBA = (255, 246, 214, 255)  # inner line of a raised top models stand on
