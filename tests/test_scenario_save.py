@@ -144,6 +144,11 @@ values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
                       | st.dictionaries(keys, inner, max_size=3), max_leaves=10)
 
 
+def test_keys_that_need_quotes():
+    doc = {"0\n": 1, "a b": [2], "ok-key_1": {"x.y": True}, "arr": [{"\u00e9": "\t\"\\"}]}
+    assert tomllib.loads(save.dumps(doc)) == doc
+
+
 @given(st.dictionaries(keys, values, max_size=4),
        st.dictionaries(keys, st.dictionaries(keys, values, max_size=3), max_size=2),
        st.lists(st.dictionaries(keys, values, min_size=1, max_size=3), min_size=1, max_size=3))

@@ -311,8 +311,9 @@ class Viewer:
         m = self._selected_model()
         if name == "d":
             self.edit_mode = not self.edit_mode
-            self.message = "Edit mode: drag models, keys in the line above" if self.edit_mode \
-                else "Edit mode off"
+            self.message = ("Edit mode: drag a model (Shift: its unit) · [ ] turn · Del remove · "
+                            "H leading · N add a unit · Ctrl+Z/Ctrl+Y undo/redo · S save · D leave"
+                            if self.edit_mode else "Edit mode off")
         elif name == "s":
             self.save()
         elif name == "undo":

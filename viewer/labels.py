@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import shapely
+
 from . import style as st
 from .scene import Area, Scene, Text, Transform
 
@@ -100,6 +102,7 @@ def place_labels(scene: Scene, tr: Transform, u: float, table_box: Box,
     for t in movable:
         if not _in_view(_subject_box(t, tr), area):
             continue  # its subject is out of view: no label pinned to the edge
+        t = _into_view(t, tr, area)
         got = _place_one(t, tr, u, area, clip, taken, obstacles)
         if got is not None:
             placed.append(got)
@@ -107,6 +110,20 @@ def place_labels(scene: Scene, tr: Transform, u: float, table_box: Box,
         else:
             dropped.append(t.text)
     return placed, dropped
+
+
+def _into_view(t: Text, tr: Transform, area: Box) -> Text:
+    """A label whose anchor is out of view moves into the part of its region in view."""
+    px, py = tr.to_px(t.at)
+    if t.within is None or (area[0] <= px <= area[2] and area[1] <= py <= area[3]):
+        return t
+    (wx0, wy0), (wx1, wy1) = tr.to_world(area[0], area[1]), tr.to_world(area[2], area[3])
+    seen = t.within.intersection(shapely.box(wx0, wy0, wx1, wy1))
+    if seen.is_empty or seen.area <= 0:
+        return t
+    from .scene import label_point
+
+    return replace(t, at=label_point(seen), alternatives=())
 
 
 def _place_one(t: Text, tr: Transform, u: float, area: Box, clip: Box, taken: list[Box],

@@ -45,7 +45,7 @@ __all__ = ["Box", "Camera", "Frame", "Inset", "Placed", "dash_segments", "frame_
            "frame_for_width", "frame_for_window", "segment_quads", "text_box", "window_fit"]
 
 MARGIN, AXIS_BAND, TITLE_BAND = 14.0, 30.0, 54.0
-SCALE_ROW, LEGEND_ROW, INFO_ROW, LEGEND_COL = 40.0, 30.0, 25.0, 300.0
+SCALE_ROW, LEGEND_ROW, INFO_ROW, LEGEND_COL = 40.0, 30.0, 25.0, 380.0
 RAMP_ROW = 52.0
 SIDE_PANEL, BOTTOM_PANEL = 400.0, 250.0  # the window's answer panel (px at u = 1)
 
@@ -459,7 +459,8 @@ def _swatch(e: LegendEntry, x: float, y: float, u: float) -> tuple[list[Prim], l
     elif e.kind in ("ring", "dashring"):
         out.append(Stroke(ring, e.colour, 3.0 if e.kind == "ring" else 2.0, 100, closed=True,
                           dash=4 if e.kind == "dashring" else None, tag="legend"))
-    elif e.kind == "dot":
+    elif e.kind == "dot":  # a dot on a base: shown on a grey one
+        out.append(Area(disc, st.NOT_AFFECTED, 100, "legend"))
         out.append(Area(SPoint(x + w / 2, y).buffer(h / 3, quad_segs=8), e.colour, 100,
                         "legend"))
     elif e.kind == "cross":

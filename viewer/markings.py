@@ -92,7 +92,7 @@ NO_SIGHT = _m("sight:none", "dash", st.SIGHT_BLOCKED, "no sight line (centres jo
 BLOCKING = _m("sight:blocking", "fill", st.BLOCKING_FILL, "blocks this sight line",
               st.SIGHT_BLOCKED)
 PASSED_BY = _m("sight:beside", "outline", st.PASSED_BY,
-               "blocks for this pair; the line passes beside")
+               "would block; the line passes beside")
 ENGAGEMENT_RANGE = _m("engagement:range", "dashring", st.ENGAGEMENT, '1" engagement range')
 ENGAGED_PAIR = _m("engagement:pair", "line", st.ENGAGEMENT, "engaged pair (witness)")
 TEMPLATE = _m("template", "fill", st.TEMPLATE_FILL, "template", st.TEMPLATE_EDGE)

@@ -73,7 +73,6 @@ class Fight:
             info.append(f"Casualty order ({cc.RULE_CASUALTIES}): "
                         + ", ".join(f"{k} {s.removed}" for k, s in enumerate(steps, start=1))
                         + f" — first: {steps[0].reason}")
-        prims += Highlight((u,)).build(bf).prims
         return OverlayLayer(prims, [], info)
 
 
@@ -105,5 +104,4 @@ class Disengage:
                 + ("possible" if ans.possible else "NOT possible") + f" — {ans.reason}"]
         if ans.destroyed:
             info.append("    destroyed: " + ", ".join(f"{u.id}/{m}" for m in ans.destroyed))
-        prims += Highlight((u,)).build(bf).prims
         return OverlayLayer(prims, [], info)

@@ -139,6 +139,8 @@ class Text:
     hide_at_most: tuple[float, float, float, float] | None = None  # world box (x0, y0, x1, y1)
     # of the thing labelled: a spot covering more than half of it is skipped (colour stays seen)
     mark: Marking | None = None
+    within: BaseGeometry | None = None  # the region labelled: when `at` is out of view, the
+    # label moves into the part of it that is in view
 
 
 Prim = Area | Stroke | Text
@@ -425,10 +427,15 @@ def _terrain(bf: Battlefield) -> list[Prim]:
             out.append(Area(ap, st.ACCESS_FILL, L_ACCESS, f"access:{p.id}", mk.ACCESS))
             out += outline(ap, st.ACCESS_EDGE, 1.6, L_ACCESS, tag=f"access:{p.id}",
                            mark=mk.ACCESS)
-    for group in _label_groups(bf):
+    groups = _label_groups(bf)
+    captions = [caption(g[0]) for g in groups]
+    for group in groups:
         geom = shapely.union_all([p.footprint for p in group])
         p0 = group[0]
         text = caption(p0)
+        short = short_label(p0)
+        if captions.count(text) > 1 and short is not None:
+            text += f" {short}"  # two pieces of one name: the number tells them apart
         eff = piece_effective_size(bf, p0)
         if p0.can_stand_on:
             text += f" ▲{eff}"
@@ -438,7 +445,7 @@ def _terrain(bf: Battlefield) -> list[Prim]:
         out.append(Text(lp, text, st.TERRAIN_LABEL_SIZE, movable=True,
                         fallback=short_label(p0), tag=f"label:terrain:{p0.id}",
                         alternatives=(((lp[0], y1), (0, gap)), ((lp[0], y0), (0, -gap))),
-                        hide_at_most=(x0, y0, x1, y1)))
+                        hide_at_most=(x0, y0, x1, y1), within=geom))
     return out
 
 
