@@ -20,7 +20,7 @@ from viewer import overlays, picture, style
 from viewer.layout import frame_for_box, frame_for_width
 from viewer.scene import Stroke, Text, build_scene
 
-from .test_viewer_render import close_to, in_boxes, label_boxes
+from .test_viewer_render import close_to, in_boxes, label_boxes, off  # noqa: F401
 from .test_viewer_scene import decode_png
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,17 +28,6 @@ SIGHT = str(ROOT / "examples" / "sight-dispute.toml")
 MELEE = str(ROOT / "examples" / "melee-ranks.toml")
 SVG = "{http://www.w3.org/2000/svg}"
 pytestmark = pytest.mark.viewer
-
-
-@pytest.fixture(scope="module")
-def off():
-    try:
-        from viewer import draw
-        o = draw.Offscreen()
-    except TmgError as exc:
-        pytest.skip(f"no OpenGL context for drawing (run under xvfb-run): {exc}")
-    yield o
-    o.close()
 
 
 def _sight_scene():
@@ -76,7 +65,7 @@ def test_around_keeps_the_box_near_the_table_and_refuses_bad_radii():
             picture.around(bf.table, (1, 1, 1, 1), r)
 
 
-def test_closeup_pixels_on_the_witness_and_in_the_inset(off):
+def test_closeup_pixels_on_the_witness_and_in_the_inset(off):  # noqa: F811
     bf, m1, z1, sc = _sight_scene()
     v = overlays.sight_verdict(bf, m1, z1)
     (p, q) = v.witness
@@ -146,7 +135,7 @@ def test_render_svg_parses_and_draws_the_witness(tmp_path, capsys):
     assert len(list(root.iter(f"{SVG}path"))) > 30  # terrain, bases, zones…
 
 
-def test_svg_and_png_draw_the_same_primitives(off, tmp_path):
+def test_svg_and_png_draw_the_same_primitives(off, tmp_path):  # noqa: F811
     bf, m1, z1, sc = _sight_scene()
     frame = frame_for_width(sc, 800)
     from viewer import svg
@@ -185,7 +174,7 @@ def test_render_box_png_and_errors(tmp_path, capsys):
 
 # --------------------------------------------------------------------------- close combat
 
-def test_fight_overlay_marks_the_engine_ranks(off):
+def test_fight_overlay_marks_the_engine_ranks(off):  # noqa: F811
     bf = scenario.load(MELEE)
     u = bf.unit("marines")
     (ranks,) = cc.all_ranks(bf, u)

@@ -223,23 +223,21 @@ class Editor:
 
     # ------------------------------------------------------------------ history
 
-    def undo(self) -> str:
-        if not self.done:
-            return "nothing to undo"
-        bf, what = self.done.pop()
-        self.undone.append((self.bf, what))
+    def _step(self, source: list[tuple[Battlefield, str]], target: list[tuple[Battlefield, str]],
+              done: str, empty: str) -> str:
+        if not source:
+            return empty
+        bf, what = source.pop()
+        target.append((self.bf, what))
         self.bf, self.changed = bf, True
         self.problems = placement_problems(bf)
-        return f"undid: {what}"
+        return f"{done}: {what}"
+
+    def undo(self) -> str:
+        return self._step(self.done, self.undone, "undid", "nothing to undo")
 
     def redo(self) -> str:
-        if not self.undone:
-            return "nothing to redo"
-        bf, what = self.undone.pop()
-        self.done.append((self.bf, what))
-        self.bf, self.changed = bf, True
-        self.problems = placement_problems(bf)
-        return f"redid: {what}"
+        return self._step(self.undone, self.done, "redid", "nothing to redo")
 
     # ------------------------------------------------------------------ saving
 

@@ -250,9 +250,7 @@ class Viewer:
                 bits.append(f"{len(hit.access_points)} access point(s)")
             if hit.openings:
                 bits.append(f"{len(hit.openings)} opening(s)")
-            self.selection_info = [f"Terrain {hit.id}"
-                                   + (f" “{hit.label}”" if hit.label else "")
-                                   + ": " + ", ".join(bits)]
+            self.selection_info = [f"Terrain {hit.title}: " + ", ".join(bits)]
         else:
             self.selection_thing = None
             self.selection_info = [f"Table point {pt[0]:.2f}, {pt[1]:.2f}"]
