@@ -325,7 +325,7 @@ def test_select_tool_describes_what_is_clicked():
     assert vw.selected is not None and vw.selected.id == "marines"
     assert any("high level" in s for s in vw.selection_info)
     vw.click((24.0, 9.0), 0.1)
-    assert vw.selection_info[0].startswith("Terrain terrain/wall") and "Size 5" in vw.selection_info[0]
+    assert vw.selection_info[0].startswith("Terrain Ruined wall (terrain/wall)") and "Size 5" in vw.selection_info[0]
     vw.click((27.0, 18.0), 0.1)
     assert vw.selection_info == ["Marker 5 (neutral) at 27, 18"]
     vw.click((50.0, 30.0), 0.1)
