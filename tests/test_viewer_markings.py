@@ -93,7 +93,7 @@ def test_terrain_is_named_by_title_in_text_and_short_labels_are_not_bare_figures
             assert s is None or not s.replace(".", "").isdigit(), (name, p.id, s)
     labels = {t.text: t for t in sc.prims if isinstance(t, Text)
               and t.tag == f"label:terrain:{wall.id}"}
-    assert list(labels) == ["Wall Set 2"] and labels["Wall Set 2"].fallback == "#13"
+    assert list(labels) == ["Wall Set 2 #13"] and labels["Wall Set 2 #13"].fallback == "#13"
 
 
 def test_zoomed_window_pins_axis_figures_and_hides_off_view_labels():
