@@ -102,7 +102,9 @@ def contests(bf: Battlefield, unit: Unit, marker: Marker, *,
         if not coh.ok:
             why = "; ".join(f"{f['model']}: {f['reason']}"
                             for f in coh.details.get("failures", [])) or coh.reason
-            failures.append(f"it is out of coherency ({why})")
+            anyone = "" if coh.details.get("leading_recorded", True) else \
+                " whatever model leads"
+            failures.append(f"it is out of coherency{anyone} ({why})")
     level = marker_level(bf, marker)
     details["marker_elevation"] = level
     see = sight or _sight(bf)
