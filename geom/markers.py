@@ -110,7 +110,7 @@ def contests(bf: Battlefield, unit: Unit, marker: Marker, *,
     see = sight or _sight(bf)
     witness = None
     qualifying: list[str] = []
-    for m in unit.models:
+    for m in unit.by_id:  # id order: the witness never depends on the file's order
         d = distance(m, marker)
         row: dict[str, Any] = {"model": m.ref, "distance": d,
                                "within": d <= CONTEST_RANGE + TOLERANCE}

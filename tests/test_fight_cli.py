@@ -46,6 +46,7 @@ def test_8_8_1_rulebook_round_2_held_zerglings_cannot_close_ranks(capsys):
     assert r["ranks"]["marauder"]["fighting"] == ["zerglings/1", "zerglings/2", "zerglings/5"]
     assert r["ranks"]["marines"]["fighting"] == ["zerglings/3", "zerglings/4", "zerglings/5"]
     assert r["ranks"]["marines"]["engaged_with"]["zerglings/5"] == "marines/1"
+    assert ["zerglings/5", "marauder/1"] in r["witness"] and len(r["witness"]) == 6
     cr = r["close_ranks"]
     assert cr["possible"] is False and cr["end"] is None and "physically held" in cr["reason"]
     assert cr["rule"] == "8.8.1 close ranks"

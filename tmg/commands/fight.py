@@ -55,8 +55,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if "leaders_tried" in cr.details:
         close["leaders_tried"] = {ref(m): v for m, v in cr.details["leaders_tried"].items()}
         close["leaders_skipped"] = [ref(m) for m in cr.details.get("leaders_skipped", [])]
+    # the witness of the ranks: each fighting model with the enemy model it is engaged with
+    witness = [[ref(m), e] for r in ranks for m, e in r.engaged_with.items()]
     out: dict[str, Any] = {"unit": u.id, "engaged_with": [r.enemy for r in ranks],
-                           "ranks": per_enemy, "close_ranks": close}
+                           "ranks": per_enemy, "close_ranks": close, "witness": witness}
     if ranks:
         steps = removal_order(bf, u)
         out["casualty_order"] = [ref(s.removed) for s in steps]
