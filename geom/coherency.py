@@ -55,12 +55,10 @@ from . import bases
 from . import distance as dist
 from .engagement import engaged_pairs
 from .freespace import FreeSpace, movement_obstacles
-from .model import COHERENCY_DISTANCE, TOLERANCE, Battlefield, Model, Unit
+from .model import TOLERANCE, Battlefield, Model, Unit
 from .verdict import Verdict
 
 RULE = "4.4 unit coherency"
-# The plain 3" of §4.4; rules use `Unit.coherency_distance` (4" with Squadron).
-COHERENCY_RANGE = COHERENCY_DISTANCE
 
 
 @dataclass(frozen=True)
