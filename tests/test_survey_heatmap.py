@@ -4,6 +4,7 @@ pictures `tmg survey` writes show each cell in its class's colour."""
 from __future__ import annotations
 
 import json
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
@@ -61,9 +62,15 @@ def test_exposure_cells_are_coloured_by_their_class(res):
         i = int(p.tag.rsplit(":", 1)[1])
         assert p.colour == classes[i][0]
         assert p.geom.area == pytest.approx((cls == i).sum())
-    # the colour bar: every class in order, low to high
+    # the legend: safe, unpainted cells, then a colour bar of the ten classes in order
+    safe, none, bar = pic.layer.legend[:3]
+    assert (safe.kind, safe.colour, none.text) == ("fill", H.SAFE, "no model can stand here")
+    assert bar.kind == "ramp" and "share of the blue zone" in bar.text
+    assert [c for f, c in bar.stops[::2]] == [c for c, _ in classes[1:]]
+    assert [f for f, _ in bar.stops] == pytest.approx([i / 10 for i in range(10)
+                                                       for i in (i, i + 1)])
+    assert [t for _, t in bar.ticks] == ["0%", "20%", "40%", "60%", "80%", "100%"]
     texts = [e.text for e in pic.layer.legend]
-    assert texts[:11] == [t for _, t in classes]
     assert "blue zone sample" in texts and "contest reach of a marker" in texts
     assert any("Exposure to the blue zone: mean" in s for s in pic.layer.info)
     # one dot per sample of the blue zone
@@ -97,7 +104,10 @@ def test_charge_picture_classes():
     assert none > 0  # Speed 1: the far row is out of reach
     assert sum(p.geom.area for p in pic.layer.prims if p.tag == "heat:charge:blue:6") == \
         pytest.approx(16 * none)
-    assert [e.text for e in pic.layer.legend][:7] == [t for _, t in H.charge_classes()]
+    bar, no_roll = pic.layer.legend[:2]
+    assert bar.kind == "ramp" and [t for _, t in bar.ticks] == [f"{r}+" for r in range(1, 7)]
+    assert [c for _, c in bar.stops[::2]] == [c for c, _ in H.charge_classes()[:6]]
+    assert no_roll.text == "no roll reaches it"
 
 
 # --------------------------------------------------------------------------- pixels
@@ -136,9 +146,13 @@ def test_tmg_survey_writes_the_pictures(off, capsys, tmp_path):
                  "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
     (lay,) = r["layouts"]
-    assert lay["pictures"] == ["exposure-from-blue.png", "exposure-from-red.png",
-                               "safe-area.png", "markers.png"]
-    for name in lay["pictures"]:
-        img = decode_png((tmp_path / "skirmish-1--frontier" / name).read_bytes())
+    names = ["exposure-from-blue", "exposure-from-red", "safe-area", "markers"]
+    assert lay["pictures"] == [f"{n}.{x}" for n in names for x in ("png", "svg")]
+    d = tmp_path / "skirmish-1--frontier"
+    for name in names:
+        img = decode_png((d / f"{name}.png").read_bytes())
         assert img.shape[1] == 800 and img.shape[0] > 700
         assert len(np.unique(img.reshape(-1, 3), axis=0)) > 50
+        root = ElementTree.fromstring((d / f"{name}.svg").read_bytes())  # valid XML
+        assert root.get("width") == "800" and int(root.get("height")) == img.shape[0]
+        assert len(root.findall(".//{http://www.w3.org/2000/svg}path")) > 20

@@ -2,10 +2,11 @@
 those of `geom.survey`: exposure §7.1–§7.1.3, safe area, markers §8.9.1, charge threat §8.7.7).
 
 Each picture is an `OverlayLayer` laid over the ordinary table scene (`viewer.scene.build_scene`),
-so every backend that draws a scene draws it: grid cells as filled `Area`s (cells of one colour
-class joined into one area), terrain and zone outlines redrawn above them, the samples of the
-zone concerned as dots, and a colour bar as legend entries (one swatch per class, low to high).
-Cells where no probe can stand are left unfilled, so the terrain shows through.
+so every backend that draws a scene draws it (PNG and SVG): grid cells as filled `Area`s (cells
+of one colour class joined into one area), terrain and zone outlines redrawn above them, the
+samples of the zone concerned as dots, and a colour bar (a `ramp` legend entry whose stops are
+the classes, low to high) or, for categories, one swatch per class. Cells where no probe can
+stand are left unfilled, so the terrain shows through.
 
 >>> [c for c, _ in exposure_classes()][:2] == [SAFE, ramp(0.0)]
 True
@@ -15,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +42,7 @@ from .scene import Area as AreaPrim
 L_HEAT = 9  # above every terrain fill (cells on raised tops must show), below markers and text
 HEAT_ALPHA = 205
 SAFE: st.RGBA = (46, 170, 120, HEAT_ALPHA)
-NO_ROLL: st.RGBA = (236, 236, 232, HEAT_ALPHA)
+NO_ROLL: st.RGBA = (176, 184, 196, HEAT_ALPHA)  # grey-blue: apart from the mat of unpainted cells
 SEEN_BOTH: st.RGBA = (120, 40, 40, HEAT_ALPHA)
 SAMPLE_DOT: st.RGBA = (30, 30, 30, 220)
 CONTEST_EDGE: st.RGBA = (0, 0, 0, 255)
@@ -77,6 +79,18 @@ def exposure_class(share: np.ndarray) -> np.ndarray:
     return out
 
 
+def bar(classes: Sequence[tuple[st.RGBA, str]], text: str,
+        ticks: Sequence[tuple[float, str]]) -> LegendEntry:
+    """A colour bar of equal steps, one per class (each a flat band: the cells are classed,
+    not shaded continuously)."""
+    n = len(classes)
+    stops = tuple(s for i, (c, _) in enumerate(classes) for s in ((i / n, c), ((i + 1) / n, c)))
+    return LegendEntry("ramp", classes[0][0], text, stops=stops, ticks=tuple(ticks))
+
+
+NO_PROBE = LegendEntry("fill", st.MAT, "no model can stand here", st.TERRAIN_EDGE)
+
+
 def charge_classes() -> list[tuple[st.RGBA, str]]:
     out = [(ramp(1 - (r - 1) / 5), f"charged on a {r}+" if r > 1 else "charged on any roll")
            for r in range(1, 7)]
@@ -102,6 +116,7 @@ def _cells(res: SurveyResult, mask: np.ndarray) -> BaseGeometry:
 
 def _class_areas(res: SurveyResult, cls: np.ndarray, classes: Sequence[tuple[st.RGBA, str]],
                  tag: str) -> tuple[list[Prim], list[LegendEntry]]:
+    """One area per class (its cells joined), and a swatch per class."""
     prims: list[Prim] = []
     legend: list[LegendEntry] = []
     for i, (colour, text) in enumerate(classes):
@@ -110,6 +125,9 @@ def _class_areas(res: SurveyResult, cls: np.ndarray, classes: Sequence[tuple[st.
             prims.append(AreaPrim(_cells(res, mask), colour, L_HEAT, f"heat:{tag}:{i}"))
         legend.append(LegendEntry("fill", colour, text, st.TERRAIN_EDGE))
     return prims, legend
+
+
+_PCT_TICKS = tuple((i / 5, f"{20 * i}%") for i in range(6))
 
 
 def _frame_prims(res: SurveyResult, owner: str | None) -> list[Prim]:
@@ -170,10 +188,12 @@ def _info(res: SurveyResult, measure: str, owner: str | None = None) -> list[str
 
 def exposure_picture(res: SurveyResult, owner: str) -> Picture:
     share = res.columns[f"exposure_{owner}_zone"]
-    prims, legend = _class_areas(res, exposure_class(share), exposure_classes(),
-                                 f"exposure:{owner}")
+    classes = exposure_classes()
+    prims, swatches = _class_areas(res, exposure_class(share), classes, f"exposure:{owner}")
     prims += _frame_prims(res, owner) + _contest_outlines(res)
-    legend.append(LegendEntry("disc", SAMPLE_DOT, f"{owner} zone sample"))
+    legend = [swatches[0], NO_PROBE,
+              bar(classes[1:], f"seen from this share of the {owner} zone", _PCT_TICKS),
+              LegendEntry("disc", SAMPLE_DOT, f"{owner} zone sample")]
     if res.markers:
         legend.append(LegendEntry("dash", CONTEST_EDGE, "contest reach of a marker"))
     info = [f"Each {res.grid.step:g}\" cell: the share of the {owner} zone of influence from "
@@ -202,6 +222,7 @@ def safe_picture(res: SurveyResult) -> Picture:
     cls[ok & (sa == 0) & (sb == 0)] = 3
     classes = _who_sees(a, b, "unseen from both zones", "seen from both")
     prims, legend = _class_areas(res, cls, classes, "safe")
+    legend.append(NO_PROBE)
     prims += _frame_prims(res, None) + _contest_outlines(res)
     s = res.summary()[SAFE_AREA]["by_zone"]
     info = [f"Safe from the {o} zone: {100 * s[o]['safe_area']:.0f}% of the table "
@@ -224,6 +245,7 @@ def markers_picture(res: SurveyResult) -> Picture:
         cls[cells] = np.select([ua & ub, ua, ub], [0, 1, 2], 3)
     classes = _who_sees(a, b, "contest unseen", "contest seen from both")
     prims, legend = _class_areas(res, cls, classes, "markers")
+    legend.append(NO_PROBE)
     prims += _frame_prims(res, None) + _contest_outlines(res)
     info = []
     for m in res.markers:
@@ -245,8 +267,11 @@ def charge_picture(res: SurveyResult, owner: str) -> Picture:
     ok = np.isfinite(roll)
     cls[ok] = roll[ok].astype(np.int64) - 1
     cls[np.isfinite(reach) & (reach == 0)] = 6
-    prims, legend = _class_areas(res, cls, charge_classes(), f"charge:{owner}")
+    classes = charge_classes()
+    prims, swatches = _class_areas(res, cls, classes, f"charge:{owner}")
     prims += _frame_prims(res, None)
+    ticks = [((i + 0.5) / 6, f"{i + 1}+") for i in range(6)]
+    legend = [bar(classes[:6], "smallest D6 that charges it", ticks), swatches[6], NO_PROBE]
     for x, y in res.charge_starts[owner].points:
         prims.append(AreaPrim(shapely.Point(x, y).buffer(0.09, quad_segs=4), SAMPLE_DOT,
                               L_UNDER, "heat:start"))
@@ -289,23 +314,34 @@ def scene_of(res: SurveyResult, pic: Picture) -> Any:
     return build_scene(res.bf, [pic.layer], title=pic.title, subtitle=pic.subtitle)
 
 
-def render(results: Sequence[SurveyResult], out_dirs: Sequence[Path], width: int = 1600
-           ) -> list[list[Path]]:
-    """Draw every picture of every result into its folder as PNG (atomically); returns the
-    paths written per result. Needs an OpenGL context (a display, Xvfb or headless EGL)."""
-    from . import draw, png
+def render(results: Sequence[SurveyResult], out_dirs: Sequence[Path], width: int = 1600,
+           formats: Sequence[str] = ("png", "svg")) -> list[list[Path]]:
+    """Draw every picture of every result into its folder, as PNG and SVG (each atomically);
+    returns the paths written per result. PNG needs an OpenGL context (a display, Xvfb or
+    headless EGL), drawn in one context for all the pictures; SVG needs none."""
+    from . import svg
     from .layout import frame_for_width
 
     written: list[list[Path]] = []
-    with draw.Offscreen() as off:
+    with contextlib.ExitStack() as stack:
+        off = None
+        if "png" in formats:
+            from . import draw
+
+            off = stack.enter_context(draw.Offscreen())
         for res, d in zip(results, out_dirs, strict=True):
             paths = []
             for pic in pictures(res):
                 scene = scene_of(res, pic)
                 frame = frame_for_width(scene, width)
-                path = d / f"{pic.name}.png"
-                png.write(path, off.render(scene, frame).top_down())
-                paths.append(path)
+                if off is not None:
+                    from . import png
+
+                    paths.append(d / f"{pic.name}.png")
+                    png.write(paths[-1], off.render(scene, frame).top_down())
+                if "svg" in formats:
+                    paths.append(d / f"{pic.name}.svg")
+                    svg.write(paths[-1], scene, frame)
             written.append(paths)
     return written
 
