@@ -38,35 +38,42 @@ def _job(step: float):
                             "standard-1", "gauntlet")
 
 
-def exposure(step: float) -> list[tuple[str, float, float, int, int]]:
-    """(where, seconds, start-up seconds, points, pairs) for in-process, 1 and 2 workers."""
+def exposure(step: float, repeats: int = 2) -> list[tuple[str, float, float, int, int]]:
+    """(where, seconds, start-up seconds, points, pairs) for this process and for LocalClusters
+    of 1 and 2 workers (each cluster run `repeats` times, alternating, the best kept: the
+    machine is shared, and another job's burst should not decide a ratio)."""
     import numpy as np
     from dask.distributed import Client, LocalCluster
 
     from geom import survey as S
 
-    out = []
     job = _job(step)  # a fresh key per run: every run prepares its own table
     t = time.perf_counter()
     res = S.run([job])[0]
     dt = time.perf_counter() - t
     points = int(res.stands.sum())
     pairs = points * sum(len(z) for z in res.zones.values())
-    out.append(("this process", dt, 0.0, points, pairs))
+    out = [("this process", dt, 0.0, points, pairs)]
+    best: dict[int, tuple[float, float]] = {}
+    for _ in range(repeats):
+        for n in (1, 2):
+            t0 = time.perf_counter()
+            with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                              dashboard_address=":0", silence_logs=logging.ERROR) as c, \
+                    Client(c) as client:
+                client.run(lambda: __import__("geom.survey"))
+                up = time.perf_counter() - t0
+                job = _job(step)
+                t = time.perf_counter()
+                again = S.run([job], client.get_executor())[0]
+                dt = time.perf_counter() - t
+            assert len(again.processes) == n  # every worker took tasks
+            for name in res.columns:  # the same answer whatever runs it
+                assert np.array_equal(res.columns[name], again.columns[name], equal_nan=True)
+            if n not in best or dt < best[n][0]:
+                best[n] = (dt, up)
     for n in (1, 2):
-        t0 = time.perf_counter()
-        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                          dashboard_address=":0", silence_logs=logging.ERROR) as c, \
-                Client(c) as client:
-            client.run(lambda: __import__("geom.survey"))
-            up = time.perf_counter() - t0
-            job = _job(step)
-            t = time.perf_counter()
-            again = S.run([job], client.get_executor())[0]
-            dt = time.perf_counter() - t
-        for name in res.columns:  # the same answer whatever runs it
-            assert np.array_equal(res.columns[name], again.columns[name], equal_nan=True), name
-        out.append((f"LocalCluster, {n} worker{'s' if n > 1 else ''}", dt, up, points, pairs))
+        out.append((f"LocalCluster, {n} worker{'s' if n > 1 else ''}", *best[n], points, pairs))
     return out
 
 
@@ -95,7 +102,8 @@ def main() -> None:
         sys.exit(subprocess.call(["xvfb-run", "-a", sys.executable, *sys.argv]))
     step = 2.0 if args.quick else 1.0
     print(f'exposure + safe area on standard-1 · gauntlet at a {step:g}" step '
-          f"(zone samples every 2\"), os.cpu_count() = {os.cpu_count()}")
+          f"(zone samples every 2\"), os.cpu_count() = {os.cpu_count()}, load average "
+          f"{os.getloadavg()[0]:.1f} at the start")
     rows = exposure(step)
     base = rows[1][1]
     print(f"{'where':<26}{'seconds':>9}{'start-up':>10}{'points/s':>10}{'pairs/s':>10}"
@@ -104,12 +112,13 @@ def main() -> None:
         print(f"{where:<26}{dt:>9.2f}{up:>10.2f}{points / dt:>10.1f}{pairs / dt:>10.0f}"
               f"{1e6 * dt / pairs:>9.1f}{base / dt:>9.2f}×")
     print(f"  ({rows[0][3]} points where a probe stands, {rows[0][4]} sight pairs; "
-          "speed-up against the 1-worker cluster)")
+          "speed-up against the 1-worker cluster; clusters: best of 2; load average now "
+          f"{os.getloadavg()[0]:.1f})")
     if args.quick:
         return
     dt, n = all_layouts(2.0)
     print(f'tmg survey --all --step 2: {dt:.1f} s for 45 layout × card pairs ({n} pictures, '
-          "report and tables included; default workers)")
+          f"report and tables included; default workers; load average {os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":

@@ -23,16 +23,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
-from shapely.geometry.base import BaseGeometry
 
 from . import bases
 from .charge import charge, roll_table
 from .engagement import ENGAGEMENT_RANGE
 from .model import TOLERANCE, Battlefield, Unit
-from .movement import Navigator, navigator
 from .survey_grid import probe_unit
 from .survey_job import Charger, Prepared
 
@@ -75,22 +72,12 @@ def best_charge(bf: Battlefield, charger: Charger, owner: str,
     cap = charger.speed + 6 + charger.modifier
     lbs = lower_bounds(charger, owner, starts, target)
     best, best_i, tried, uncertain = math.inf, None, 0, False
-    # The movement obstacles (terrain and the target's base; never the charger's own unit) are
-    # the same from every start, so one navigator serves every charge on this target.
-    navs: dict[str, Navigator] = {}
-
-    def paths(bf_: Battlefield, unit: Unit, at: tuple[float, float], region: BaseGeometry) -> Any:
-        nav = navs.get(unit.id)
-        if nav is None:
-            nav = navs[unit.id] = navigator(bf_, unit)
-        return nav.path_to_region(at, region)
-
     for i in np.argsort(lbs, kind="stable").tolist():
         if lbs[i] > cap + TOLERANCE or lbs[i] >= best:
             break
         unit = charger.unit(owner, starts[i])
         ans = charge(replace(bf, units=(target, unit)), unit.id, [target.id], charger.modifier,
-                     place=False, path_to_region=paths)
+                     place=False)
         tried += 1
         if ans.min_distance is not None and ans.min_distance < best:
             best, best_i = ans.min_distance, i

@@ -245,14 +245,18 @@ def markers_picture(res: SurveyResult) -> Picture:
         cls[cells] = np.select([ua & ub, ua, ub], [0, 1, 2], 3)
     classes = _who_sees(a, b, "contest unseen", "contest seen from both")
     prims, legend = _class_areas(res, cls, classes, "markers")
-    legend.append(NO_PROBE)
     prims += _frame_prims(res, None) + _contest_outlines(res)
     info = []
     for m in res.markers:
-        exp = ", ".join(f"{o} zone {_pct(m['exposure'][o])}" for o in res.owners)
-        info.append(f"Marker {m['id']} ({m['elevation']}): exposure on it {exp}; contested from "
-                    f"{len(m['contest_cells'])} cells (§8.9.1: within 3\", sees it, same "
-                    "elevation).")
+        if all(m["exposure"][o] is None for o in res.owners):
+            exp = "no model can stand on its centre"
+        else:
+            exp = "exposure on it " + ", ".join(f"{o} zone {_pct(m['exposure'][o])}"
+                                                for o in res.owners)
+        seen = ", ".join(f"{o} {_pct(m['seen'][o])}" for o in res.owners)
+        info.append(f"Marker {m['id']} ({m['elevation']}): {exp}; the marker itself seen from "
+                    f"{seen}; contested from {len(m['contest_cells'])} cells (§8.9.1: within "
+                    "3\", sees it, same elevation).")
     legend.append(LegendEntry("dash", CONTEST_EDGE, "contest reach of a marker"))
     info.insert(0, f"Cells from which {_probe_words(res)} contests a marker, coloured by the "
                 "zones of influence that see it there.")

@@ -105,9 +105,14 @@ def _section(r: SurveyResult, summary: dict[str, Any], check: tuple[int, int, li
                          f"safe area {_pct(z['safe_area'])} ({z['safe_area_sq_in']:.0f} sq in)")
     if MARKERS in summary:
         for mid, mk in summary[MARKERS]["by_marker"].items():
-            exposure = ", ".join(f"{o} {_pct(v)}" for o, v in mk["exposure"].items())
-            lines.append(f"- marker {mid} ({mk['elevation']}): exposure {exposure}; contest "
-                         f"reach {mk['contest_area_sq_in']:.0f} sq in")
+            if all(v is None for v in mk["exposure"].values()):
+                exposure = "no model can stand on its centre"
+            else:
+                exposure = "exposure " + ", ".join(f"{o} {_pct(v)}"
+                                                   for o, v in mk["exposure"].items())
+            seen = ", ".join(f"{o} {_pct(v)}" for o, v in mk["seen"].items())
+            lines.append(f"- marker {mid} ({mk['elevation']}): {exposure}; the marker seen from "
+                         f"{seen}; contest reach {mk['contest_area_sq_in']:.0f} sq in")
     ok, n, findings = check
     lines += ["", f"§9.3 layout check: {ok} of {n} guidelines met.", ""]
     lines += [f"- [{'ok' if f.ok else 'NO'}] {f.rule}: {f.detail}" for f in findings]
