@@ -2,7 +2,7 @@
 LocalCluster of 1 and 2 workers, measured in one run; then `tmg survey --all` at a 2" step
 (every official layout × every card with geometry, pictures and report included).
 
-    .venv/bin/python benchmarks/bench_survey.py            # add --quick for a 2" map only
+    .venv/bin/python benchmarks/bench_survey.py     # --quick: a 2" map only; --no-all: no --all
 
 Every pair (grid point, zone sample) is decided exactly by the engine's sight, so the figure
 that matters is pairs per second; points per second follow from the zone samples (79 per zone
@@ -95,6 +95,7 @@ def all_layouts(step: float) -> tuple[float, int]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help='a 2" exposure map only')
+    ap.add_argument("--no-all", action="store_true", help="skip tmg survey --all")
     args = ap.parse_args()
     if not os.environ.get("DISPLAY") and shutil.which("xvfb-run") and not args.quick \
             and not os.environ.get("TMG_NO_XVFB"):
@@ -114,7 +115,7 @@ def main() -> None:
     print(f"  ({rows[0][3]} points where a probe stands, {rows[0][4]} sight pairs; "
           "speed-up against the 1-worker cluster; clusters: best of 2; load average now "
           f"{os.getloadavg()[0]:.1f})")
-    if args.quick:
+    if args.quick or args.no_all:
         return
     dt, n = all_layouts(2.0)
     print(f'tmg survey --all --step 2: {dt:.1f} s for 45 layout × card pairs ({n} pictures, '
