@@ -43,9 +43,11 @@ from .survey_job import (
     MEASURES,
     SAFE_AREA,
     Charger,
+    Prepared,
     Probe,
     SurveyJob,
     SurveySpec,
+    prepare,
     prepared,
 )
 from .survey_sight import exposure_tile, markers_task
@@ -165,6 +167,9 @@ def run(jobs: Sequence[SurveyJob], executor: Executor | None = None,
                 progress(i + 1, total)
     else:
         futures = [executor.submit(run_task, t) for t in tasks]
+        # while the workers work, this process lays out each job's grid for putting the
+        # tiles together (no sight context: that is the workers' business)
+        preps = {job.key: prepare(job) for job in jobs}
         if progress and all(isinstance(f, cf.Future) for f in futures):
             for i, _ in enumerate(cf.as_completed(futures)):
                 progress(i + 1, total)
@@ -172,7 +177,9 @@ def run(jobs: Sequence[SurveyJob], executor: Executor | None = None,
     by_job: dict[str, list[TileResult]] = {}
     for r in results:
         by_job.setdefault(r.key, []).append(r)
-    return [assemble(job, by_job.get(job.key, [])) for job in jobs]
+    if executor is None:
+        return [assemble(job, by_job.get(job.key, [])) for job in jobs]
+    return [assemble(job, by_job.get(job.key, []), preps[job.key]) for job in jobs]
 
 
 # --------------------------------------------------------------------------- results
@@ -227,8 +234,10 @@ class SurveyResult:
         return summarise(self)
 
 
-def assemble(job: SurveyJob, tiles: list[TileResult]) -> SurveyResult:
-    prep = prepared(job)
+def assemble(job: SurveyJob, tiles: list[TileResult], prep: Prepared | None = None
+             ) -> SurveyResult:
+    """The job's result from its tiles (in any order)."""
+    prep = prep or prepared(job)
     grid, stands = prep.grid, prep.stands
     pts = [grid.point(k) for k in range(len(grid))]
     p = job.spec.probe

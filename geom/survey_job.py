@@ -139,8 +139,13 @@ class Prepared:
     job: SurveyJob
     grid: Grid
     stands: np.ndarray
-    ctx: SightContext
     zones: dict[str, ZoneSamples]
+
+    @cached_property
+    def ctx(self) -> SightContext:
+        """The sight context, built when a sight question is first asked (the process that
+        only puts tiles together never needs it)."""
+        return SightContext(self.job.bf)
 
     @cached_property
     def observers(self) -> dict[str, list[Model]]:
@@ -206,6 +211,11 @@ def prepared(job: SurveyJob) -> Prepared:
     return p
 
 
+def prepare(job: SurveyJob) -> Prepared:
+    """The job's table made ready, outside the per-process cache."""
+    return _prepare(job)
+
+
 def _prepare(job: SurveyJob) -> Prepared:
     spec, bf = job.spec, job.bf
     dep = bf.deployment
@@ -216,4 +226,4 @@ def _prepare(job: SurveyJob) -> Prepared:
     v = spec.viewer
     zones = {o: zone_samples(bf, o, dep.zones[o], spec.zone_step, v.base, v.size)
              for o in job.owners}
-    return Prepared(job, grid, stands, SightContext(bf), zones)
+    return Prepared(job, grid, stands, zones)
