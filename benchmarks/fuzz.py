@@ -71,8 +71,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", "--documents", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--queries", type=float, default=0.05,
-                    help="share of documents that also get one command line (default 0.05)")
+    ap.add_argument("--queries", type=float, default=0.1,
+                    help="share of accepted documents that also get one command line (default 0.1)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--budget", type=float, default=10.0,
                     help="the commands' --timeout in seconds (default 10)")

@@ -45,7 +45,8 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="print the version and exit", **kw)
 
     def __call__(self, parser: argparse.ArgumentParser, *a: Any, **k: Any) -> None:
-        parser.exit(0, f"tmg {version()}\n")
+        print(f"tmg {version()}")
+        parser.exit(0)
 
 
 def version() -> str:
@@ -75,12 +76,14 @@ def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentPars
                     "1 a fault of the engine.")
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    built: dict[str, argparse.ArgumentParser] = {}
+    parser.set_defaults(_parsers=built)
     for name, (module, help_) in COMMANDS.items():
         if commands is not None and name not in commands:
             sub.add_parser(name, help=help_, add_help=False)
             continue
         mod = importlib.import_module(f"{__package__}.commands.{module}")
-        p = mod.register(sub)
+        p = built[name] = mod.register(sub)
         p.add_argument("--json", action="store_true", help="print the answer as JSON")
         if name not in INTERACTIVE:
             p.add_argument("--timeout", type=timeout_arg, default=DEFAULT_TIMEOUT,
@@ -102,7 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported by the subcommand's parser, so the message names it
+            sub = args._parsers.get(getattr(args, "command", None), parser)
+            sub.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # usage error (2), --help or --version (0)
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "command", None):

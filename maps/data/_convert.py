@@ -52,6 +52,9 @@ from shapely.geometry.polygon import orient
 
 HERE = Path(__file__).resolve().parent  # maps/data
 CHECKOUT = HERE.parent.parent
+sys.path.insert(0, str(CHECKOUT))
+from formats.atomic import write_text  # noqa: E402  (the checkout's, run as a script)
+
 DEFAULT_REF = CHECKOUT.parent / "shared" / "reference"
 
 ACCURACY_IN = 0.5  # stated transcription accuracy of the community map positions (inches)
@@ -857,7 +860,7 @@ def tidy(obj):
 
 def dump(path: Path, obj) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
 
 
 def main(argv: list[str]) -> int:
