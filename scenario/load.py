@@ -317,14 +317,62 @@ def is_official_name(path: str | Path) -> bool:
         return True
 
 
-def load(path: str | Path) -> Battlefield:
-    """Load a scenario file, or an official layout / deployment card by name."""
+def document(path: str | Path, deployment: str | None = None) -> Any:
+    """The scenario document of a file or of an official layout or card name, with the
+    deployment card `deployment` (if given) laid on its table in place of its own."""
+    name = str(path)
+    if is_official_name(path):
+        from maps import (
+            battlefield_by_name,
+            deployment_ids,
+            deployment_info,
+            layout_ids,
+            load_layout,
+        )
+        if name in layout_ids():
+            title = load_layout(name).name
+            if deployment in deployment_ids():
+                title += f" · {deployment_info(deployment)['name']}"
+            doc: Any = {"table": {"layout": name}, "name": title}
+        elif name in deployment_ids():
+            if deployment is not None and deployment != name:
+                raise ScenarioError(f"{name!r} is a deployment card already; give a layout or "
+                                    "a scenario with --deployment", obj="--deployment")
+            doc = {"table": {"deployment": name}}
+        else:
+            battlefield_by_name(name)  # raises the "neither a file nor …" error
+    else:
+        doc = read_document(path)
+    if deployment is None:
+        return doc
+    if not isinstance(doc, dict) or not isinstance(doc.get("table"), dict):
+        raise ScenarioError("has no [table] to lay a deployment card on", file=name,
+                            obj="table")
+    return {**doc, "table": {**doc["table"], "deployment": deployment}}
+
+
+def parse_with_deployment(doc: Any, file: str, deployment: str | None) -> Battlefield:
+    """`parse_document`, where a problem with the card laid on by `--deployment` names the
+    option rather than the file's `[table]`."""
+    try:
+        return parse_document(doc, file)
+    except FormatError as exc:
+        if deployment is not None and exc.obj == "table" and exc.field in ("deployment",
+                                                                            "layout"):
+            raise ScenarioError(exc.detail, file=file, obj="--deployment") from None
+        raise
+
+
+def load(path: str | Path, deployment: str | None = None) -> Battlefield:
+    """Load a scenario file, or an official layout / deployment card by name; with
+    `deployment`, that card's entry edges, zones and markers on the table (the command line's
+    `--deployment CARD`)."""
     if not str(path).strip():
         raise ScenarioError("no scenario given (a .toml or .json file, or an official layout or "
                             "deployment card name: see `tmg layouts`)")
     if "\0" in str(path):
         raise ScenarioError("a file name cannot hold a NUL character", file=repr(str(path)))
-    if is_official_name(path):
+    if deployment is None and is_official_name(path):
         from maps import battlefield_by_name
         return battlefield_by_name(str(path))
-    return parse_document(read_document(path), str(path))
+    return parse_with_deployment(document(path, deployment), str(path), deployment)

@@ -86,10 +86,16 @@ def label(obj: Any) -> str:
     if isinstance(obj, Unit):
         return obj.id
     if isinstance(obj, TerrainPiece):
-        return f"terrain/{obj.id}"
+        return obj.ref
     if isinstance(obj, tuple):
         return f"{obj[0]:g},{obj[1]:g}"
     return "zone"
+
+
+def title(obj: Any) -> str:
+    """How text names the object: a terrain piece by its title (`Label (terrain/ID)`), anything
+    else by its reference."""
+    return obj.title if isinstance(obj, TerrainPiece) else label(obj)
 
 
 def model_ref(text: str) -> tuple[str, str]:
