@@ -70,7 +70,8 @@ def _base_extent(m: Model) -> tuple[float, float]:
 
 def check_battlefield(bf: Battlefield, err: Callable[[str | None, str | None, str],
                                                      Exception]) -> None:
-    """The placement checks of INTERFACE.md: stacking, bases on the table, no overlaps."""
+    """The placement checks of docs/interface.md ("Bad input"): stacking, bases on the table, no
+    overlaps."""
     ids = {p.id for p in bf.terrain}
     for p in bf.terrain:
         if p.on is not None and p.on not in ids:

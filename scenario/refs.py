@@ -1,4 +1,5 @@
-"""Command-line references to objects on a battlefield (INTERFACE.md "References").
+"""Command-line references to objects on a battlefield (docs/interface.md, "References on
+the command line").
 
 `UNIT/MODEL`, `UNIT`, `marker/N`; extensions: `terrain/ID`, `zone/red`, `zone/blue` and a
 bare point `X,Y`.

@@ -6,7 +6,8 @@ It is kept so that the provenance of every figure in ``maps/data`` can be reprod
 
     /work/venv/bin/python maps/data/_convert.py [REFERENCE_DIR]
 
-REFERENCE_DIR defaults to ``<checkout>/../shared/reference`` and must hold (see its SOURCES.md):
+REFERENCE_DIR is the folder of reference exports (default: ``DEFAULT_REF`` below); it must hold
+(each file's origin is listed in that folder's SOURCES.md):
 
 * ``terrain-maps.community.json``  phyersherman/sc-tmg-coop-tabletop src/data/terrainMaps.json @ed2611f
 * ``deployments.community.json``   phyersherman/sc-tmg-coop-tabletop src/data/deployments.json @ed2611f
@@ -798,7 +799,7 @@ def convert_deployments(ref: Path) -> dict:
         "coordinates": ("inches; origin bottom-left of the card read with its title upright, x to "
                         "the right along the long edge, y up"),
         "sources": {
-            "p2p": "/work/shared/reference/deployment-cards.p2p.md — reading of the official "
+            "p2p": "deployment-cards.p2p.md (reference export) — reading of the official "
                    "print-and-play card sheets (StarCraft-{Terran,Zerg,Protoss}-P2P-Card-Sheets-A4_EN"
                    ".pdf v1.03.26); PRIMARY",
             "community": f"phyersherman/sc-tmg-coop-tabletop src/data/deployments.json "

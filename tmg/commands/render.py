@@ -1,4 +1,4 @@
-"""`tmg render LAYOUT_OR_SCENARIO -o FILE.png [--width PX] [overlays…]` (INTERFACE.md; issue 8).
+"""`tmg render LAYOUT_OR_SCENARIO -o FILE.png [--width PX] [overlays…]` (docs/interface.md, docs/viewer.md).
 
 Draws the same view as `tmg view` into a PNG without a window the user has to open (a hidden
 window, or headless EGL when there is no display at all). The picture is `--width` px wide

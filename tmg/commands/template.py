@@ -1,5 +1,5 @@
 """`tmg template FILE --blast|--flamer --attacker U/M (--target U/M | --at X,Y)` (§8.7.6, §12.8,
-FAQ v1.1 "템플릿과 파급"; GEOMETRY-RULES §10).
+FAQ v1.1 "템플릿과 파급"; docs/rules.md, template sizes).
 
 Template sizes: the data file's PROVISIONAL placeholders, replaced by a scenario's
 `[templates.blast]` / `[templates.flamer]` table and then by `--diameter` / `--length --narrow
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def report(bf: Battlefield, res: T.TemplateResult, target_type_given: bool = True
            ) -> dict[str, Any]:
-    """The JSON answer for one template attack (INTERFACE.md `tmg template`)."""
+    """The JSON answer for one template attack (docs/interface.md, `tmg template`)."""
     tpl = res.template
     shape = tpl.shape
     spill = [{"unit": b.unit, "owner": b.owner, "models": list(b.models), "count": b.count}
