@@ -52,7 +52,7 @@ def test_docs_cite_nothing_outside_the_repository(name):
 
 
 def test_every_rules_anchor_cited_exists():
-    """Code and docs link decisions as `rules.md#anchor`: each anchor is on the page."""
+    """Code and docs link decisions as `rules.md#NAME`: each such anchor is on the page."""
     anchors = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', (ROOT / "docs" / "rules.md")
                              .read_text(encoding="utf-8")))
     assert len(anchors) >= 25
