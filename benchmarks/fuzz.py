@@ -6,8 +6,8 @@
 
 Prints counts: accepted, clean rejections, budget stops (exit 3, `--timeout` ran out), crashes
 (exit 1, a traceback, several lines, invalid JSON, unprintable output) and hangs (no answer
-within the harness's deadline). Each crash and hang is saved to out/fuzz/ (the document and the
-command line) so it can be replayed: `tmg` + the saved command line.
+within the harness's deadline). Each crash, budget stop and hang is saved to out/fuzz/ (the
+document and the command line) so it can be replayed: `tmg` + the saved command line.
 """
 
 from __future__ import annotations
@@ -131,8 +131,8 @@ def main() -> int:
                             samples[verdict] += 1
                             print(f"{verdict} ({phase}): {detail[:150]}  "
                                   f"[{' '.join(argv)[:100]}]", file=sys.stderr)
-                        if verdict == "crash":
-                            save("crash", argv, data, detail)
+                        if verdict in ("crash", "budget"):
+                            save(verdict, argv, data, f"document {i}: {detail}")
                             if counts[phase]["crash"] <= 20:
                                 print(f"crash ({phase} {i}): {detail}  [{' '.join(argv)[:160]}]",
                                       file=sys.stderr)
@@ -159,7 +159,7 @@ def main() -> int:
         slowest.sort(reverse=True)
         print("slowest (> 2 s): " + "; ".join(f"{s:.1f} s {c}" for s, c in slowest[:5]))
     if saved:
-        print(f"{saved} crash/hang cases saved in {out_dir}")
+        print(f"{saved} crash/budget/hang cases saved in {out_dir}")
     return 1 if d["crash"] + d["hang"] + q["crash"] + q["hang"] else 0
 
 
