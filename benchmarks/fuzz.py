@@ -133,8 +133,9 @@ def main() -> int:
                                   f"[{' '.join(argv)[:100]}]", file=sys.stderr)
                         if verdict in ("crash", "budget"):
                             save(verdict, argv, data, f"document {i}: {detail}")
-                            if counts[phase]["crash"] <= 20:
-                                print(f"crash ({phase} {i}): {detail}  [{' '.join(argv)[:160]}]",
+                            if counts[phase][verdict] <= 20:
+                                print(f"{verdict} ({phase} {i}): {detail}  "
+                                      f"[{' '.join(argv)[:160]}]",
                                       file=sys.stderr)
                     if (i + 1) % 10_000 == 0:
                         print(f"  {i + 1:,} documents, {time.perf_counter() - t0:.0f} s",
