@@ -293,15 +293,17 @@ def commands_for(rng: random.Random, file: str, info: dict[str, Any] | None,
 
     c = rng.choice(["distance", "los", "engaged", "coherency", "move", "move", "charge", "charge",
                     "template", "markers", "report", "check-layout", "info", "units", "layouts",
-                    "render", "view"])
+                    "render", "view", "fight", "disengage"])
     if c == "distance":
         argv = [c, file, ref(), ref()] + (["--within", num()] if rng.random() < 0.5 else [])
     elif c == "los":
         argv = [c, file, ref(), ref()] + (["--range", num()] if rng.random() < 0.3 else [])
     elif c == "engaged":
         argv = [c, file, ref(), ref()]
-    elif c == "coherency":
+    elif c in ("coherency", "fight", "disengage"):
         argv = [c, file, ref("unit")]
+        if rng.random() < 0.2:
+            argv += ["--leading", rng.choice(["m0", "1", "", "\udcff"])]
     elif c == "move":
         argv = [c, file, ref("model"), "--to", xy()]
         extra = rng.random()

@@ -66,7 +66,7 @@ def test_every_command_takes_nasty_arguments(tmp_path, command):
     file = str(Path(__file__).resolve().parent.parent / "examples" / "ridge-dispute.toml")
     rng = random.Random(command)
     shapes = {"distance": ["A", "B"], "los": ["A", "B"], "engaged": ["A", "B"],
-              "coherency": ["A"], "move": ["A", "--to", "A"], "charge": ["A", "--targets", "A"],
+              "coherency": ["A"], "fight": ["A"], "disengage": ["A"], "move": ["A", "--to", "A"], "charge": ["A", "--targets", "A"],
               "template": ["--blast", "--attacker", "A", "--target", "A"], "units": ["A"],
               "markers": ["--previous", "A"], "render": ["-o", "A"]}
     shape = shapes.get(command, [])
