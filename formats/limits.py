@@ -3,18 +3,11 @@
 dozen models — and they keep every question on an accepted scenario bounded in time and memory.
 Each is checked when a file is read, with a message naming the file, the object and the field.
 
->>> try:
-...     grid_points(54, 36, 0.01)
-... except TmgError as exc:
-...     print(exc)
---step: 0.01" gives 19,449,001 grid points on a 54x36 table, more than the 250,000 accepted; use a step of at least 0.09"
+A survey's grid is limited by the engine itself (`geom.survey_grid.check_grid`: 100,000 cells,
+steps of at least 0.1"), the one place that limit lives.
 """
 
 from __future__ import annotations
-
-import math
-
-from geom.errors import TmgError
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a scenario file; the largest official layout is ~40 kB
 MAX_DEPTH = 32                    # nesting of tables and lists (the format needs 6)
@@ -27,19 +20,4 @@ MAX_SHAPES = 64                   # openings, or access points, of one piece
 MAX_TOTAL_VERTICES = 100_000      # points in all polygons of one table
 MAX_TEXT = 200                    # characters in an id, a name, a label, a tag or a type
 MAX_DESCRIPTION = 20_000          # characters in a scenario's description
-MAX_GRID_POINTS = 250_000         # probe points of one survey grid
 
-
-def grid_points(width: float, depth: float, step: float, what: str = "--step") -> int:
-    """The number of probe points of a grid of `step` inches on a `width` × `depth` table;
-    a TmgError naming `what` when it is not a positive step or gives more than MAX_GRID_POINTS.
-    """
-    if not (isinstance(step, int | float) and math.isfinite(step) and step > 0):
-        raise TmgError(f"expected a step > 0 in inches, got {step!r}", obj=what)
-    n = (math.floor(width / step) + 1) * (math.floor(depth / step) + 1)
-    if n > MAX_GRID_POINTS:
-        least = math.sqrt(width * depth / MAX_GRID_POINTS)
-        raise TmgError(f"{step:g}\" gives {n:,} grid points on a {width:g}x{depth:g} table, more "
-                       f"than the {MAX_GRID_POINTS:,} accepted; use a step of at least "
-                       f"{math.ceil(least * 100) / 100:g}\"", obj=what)
-    return n

@@ -158,12 +158,15 @@ def test_bad_encodings(tmp_path, capsys):
     assert scenario.load(str(bom)).table.width == 54  # a byte-order mark is fine
 
 
-def test_grid_points_limit():
-    assert limits.grid_points(54, 36, 1) == 55 * 37
-    side = 499  # 500 x 500 points: exactly the limit
-    assert limits.grid_points(side, side, 1) == limits.MAX_GRID_POINTS
-    with pytest.raises(TmgError, match="250,000 accepted"):
-        limits.grid_points(side + 0.001 + 1, side, 1)
+def test_survey_grid_limit_at_and_past_it():
+    from geom.model import Table
+    from geom.survey_grid import MAX_GRID_POINTS, check_grid
+
+    side = 250  # 250 x 400 one-inch cells: exactly the limit
+    assert side * (MAX_GRID_POINTS // side) == MAX_GRID_POINTS
+    check_grid(Table(side, MAX_GRID_POINTS // side), 1.0)
+    with pytest.raises(TmgError, match="more than the 100000"):
+        check_grid(Table(side, MAX_GRID_POINTS // side + 0.001), 1.0)
     for bad in (0, -1, float("nan"), float("inf")):
-        with pytest.raises(TmgError, match="step > 0"):
-            limits.grid_points(54, 36, bad)
+        with pytest.raises(TmgError, match="positive number"):
+            check_grid(Table(54, 36), bad)

@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
              "position"),
     "render": ("render", "draw the table (and overlays) to a PNG or SVG picture"),
     "report": ("report", "the main job: a readable report on a scenario"),
+    "survey": ("survey", "heatmaps of a whole table: exposure, safe area, markers, charge threat "
+               "(on Dask when asked)"),
     "template": ("template", "models hit by a blast or flamer template (main target and "
                  "spillover)"),
     "units": ("units", "list the built-in unit catalogue, or show one entry with its abilities "
