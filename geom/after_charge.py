@@ -88,10 +88,11 @@ def coherency_shape(leader: Model, m: Model, distance: float) -> Shape:
     return Grown(shrink(reach, K), 0.0)
 
 
-def _in_coherency_range(leader: Model, m: Model, distance: float) -> bool:
-    if m.base.short > distance:
-        return bases.ellipse_distance(m.ellipse, leader.ellipse) <= distance + TOLERANCE
-    return bases.max_distance_to_ellipse(m.ellipse, leader.ellipse) <= distance + TOLERANCE
+def _in_coherency_range(unit: Unit, leader: Model, m: Model) -> bool:
+    """`geom.coherency`'s own test, so that placing and judging coherency never disagree."""
+    from .coherency import range_failure
+
+    return range_failure(unit, m, leader) is None
 
 
 def spots(bf: Battlefield, unit: Unit, m: Model, leader: Model, top: Surface,
@@ -172,7 +173,7 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
         def accept(q: Point, m: Model = m) -> bool:
             moved = m.moved_to(q)
             return ((m.base.is_disc and leader.base.is_disc)
-                    or _in_coherency_range(leader, moved, distance)) and link.ok(moved, placed)
+                    or _in_coherency_range(unit, leader, moved)) and link.ok(moved, placed)
 
         for name, sets in tiers:
             for es in sets:
@@ -305,7 +306,7 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
             elif o.owner != unit.owner and o.unit not in target_ids and not o.flying \
                     and in_engagement_range(m, o):
                 problems.append(f"{m.ref} is within 1\" of {o.ref}, of an undeclared unit")
-        if not _in_coherency_range(leader, m, distance):
+        if not _in_coherency_range(unit, leader, m):
             problems.append(f"{m.ref} is not wholly within {distance:g}\" of the leading model")
     link = LinkChecker(bf, unit, engaged_enemies=[o for t in targets for o in t.models])
     linked = {leader.id}

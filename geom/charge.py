@@ -47,7 +47,16 @@ from .centre_zones import (
     range_zone_inner,
 )
 from .charge_ends import MAX_LEVEL, ChargeEnds, charge_ends, contact_shapes, with_group
-from .charge_region import INSET, RULE, EndRegion, check_end, end_region, engagement_zone
+from .charge_region import (
+    CONTACT_BAND,
+    INSET,
+    RULE,
+    EndRegion,
+    check_end,
+    end_region,
+    engagement_zone,
+    snap_to_contact,
+)
 from .end_position import base_on_table, bases_overlap
 from .engagement import ENGAGEMENT_RANGE, engaged_pairs
 from .errors import TmgError
@@ -59,11 +68,11 @@ from .pathsearch import MAX_STARTS
 from .region_path import STEP_SAMPLE, EndPath, EndQuestion, path_to_ends
 
 # names other modules have imported from here
-__all__ = ["QUAD_SEGS", "RULE", "ChargeAnswer", "EndRegion", "Placement", "RollTable",
-           "_overlaps", "base_shape", "charge", "check_end", "check_placement",
+__all__ = ["CONTACT_BAND", "QUAD_SEGS", "RULE", "ChargeAnswer", "EndRegion", "Placement",
+           "RollTable", "_overlaps", "base_shape", "charge", "check_end", "check_placement",
            "declared_targets", "end_region", "engagement_zone", "grow", "mover_base",
            "on_table", "on_table_exact", "place_rest", "range_zone", "range_zone_inner",
-           "roll_table", "suggest_end"]
+           "roll_table", "snap_to_contact", "suggest_end"]
 
 D6 = range(1, 7)
 CLOSE_TOL = 1 / 256  # "as close as possible" is found to within this
@@ -176,7 +185,7 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     elif unit.leading is not None:
         candidates = [unit.leading_model]
     else:
-        candidates = list(unit.models)  # the player picks: try each, best first
+        candidates = list(unit.by_id)  # the player picks: try each (id order), best first
 
     best: Measured | None = None
     # models with the same base share their legal ends: one search from all of them at once

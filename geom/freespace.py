@@ -29,7 +29,10 @@ from shapely.geometry.base import BaseGeometry
 from shapely.geometry.polygon import orient
 
 from .obstacles import Obstacle
-from .obstacles import movement_obstacles as movement_obstacles  # geom.coherency imports it here
+
+# names other modules import from here
+from .obstacles import is_level as is_level
+from .obstacles import movement_obstacles as movement_obstacles
 
 TWO_PI = 2 * math.pi
 CLEAR_TOL = 1e-7  # a tangent segment touches its circle exactly; fp noise must not block it
