@@ -186,10 +186,16 @@ class Charge:
                     prims += outline(travel, st.REACH_EDGE, 2.0, L_UNDER, dash=9,
                                      tag="charge:travel",
                                      mark=mk.REACH_OF.variant(f'reach of {dist:g}" (the roll)'))
+                ok = ans.min_roll is not None and self.roll >= ans.min_roll
+                if ok and reached.is_empty and ans.end is not None:
+                    # a roll exactly enough: the drawn reach and ends (inner polygons) only
+                    # touch at the engine's exact end, so mark that end
+                    from shapely.geometry import Point as SPoint
+
+                    reached = SPoint(ans.end).buffer(0.05)
                 if not reached.is_empty:
                     prims.append(Area(reached, st.REACHED_FILL, L_UNDER, "charge:reached",
                                       mk.REACHED))
-                ok = ans.min_roll is not None and self.roll >= ans.min_roll
                 info.append(f'Roll {self.roll}: charge distance {dist:g}" — '
                             + ("the charge SUCCEEDS" if ok else "the charge FAILS"))
         if ans.path:
