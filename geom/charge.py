@@ -241,6 +241,9 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     verdict = check_end(bf, unit, lead, end_path.end, targets)
     details["end_check"] = {"ok": verdict.ok, "reason": verdict.reason, **verdict.details}
     details["end_path_length"] = end_path.path.length
+    # GRASS the leading model's path crosses, or any base ends on, is destroyed (§8.5.3)
+    details["destroys_grass"] = sorted(set(end_path.path.grass)
+                                       | set(verdict.details.get("destroys_grass", [])))
     if place:
         pl = place_rest(bf, unit, lead.moved_to(end_path.end), targets)
         details["placement"] = pl.as_dict()

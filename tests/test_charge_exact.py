@@ -183,3 +183,47 @@ def test_end_sets_agree_with_the_exact_end_check(seed: int) -> None:
         if min(margins) < 1e-5:
             continue
         assert g == check_end(bf, me, lead, at, [foe]).ok, at
+
+
+# ------------------------------------------------------------------ the round-2 worked examples
+
+def test_worked_example_queen_on_creep_succeeds_on_2_instead_of_3() -> None:
+    """Round 2, movement phase: the queen (Speed 4, +1 on creep) charges the marines: "the charge
+    now succeeds on 2+ instead of 3+"; James rolls a 2 and she gets into close combat."""
+    queen = unit("queen", "blue", (10, 18), 80, speed=4, size=3)
+    at = target_at_gap(queen, 32, 0.0, 6.5 + 1.0, 0.0)  # a charge of 6.5"
+    marines = unit("marines", "red", at, 32)
+    bf = Battlefield(Table(54, 36), (), (queen, marines))
+    off_creep = charge(bf, "queen", ["marines"], modifier=0, place=False)
+    on_creep = charge(bf, "queen", ["marines"], modifier=1, place=False)
+    assert off_creep.min_roll == 3 and on_creep.min_roll == 2
+    assert 2 in on_creep.details["successes"]
+
+
+def test_worked_example_zerglings_need_5_and_roll_4() -> None:
+    """Round 2: the new zerglings "need a 5+ to get into engagement; unfortunately a 4"."""
+    lings = unit("lings", "blue", (10, 18), 32, speed=4, size=1)
+    at = target_at_gap(lings, 32, 0.0, 8.6 + 1.0, 0.0)
+    queen_target = unit("foe", "red", at, 32)
+    bf = Battlefield(Table(54, 36), (), (lings, queen_target))
+    a = charge(bf, "lings", ["foe"], place=False)
+    assert a.min_roll == 5 and 4 not in a.details["successes"]
+
+
+def test_worked_example_multi_charge_through_grass() -> None:
+    """Round 2: zerglings declare a multi-charge on the marauders and the new marines; to succeed
+    the leading model must engage both; a 6 succeeds, and the zerglings crossing the shrubs
+    remove them."""
+    b32 = Base.from_mm(32)
+    lings = Unit("lings", "blue", 1, (Model.make("1", unit="lings", owner="blue", at=(10, 18),
+                                                 base=b32, size=1),), b32, speed=Speed(4))
+    mar = unit("marauders", "red", (21.2, 17.0), 50)
+    marines = unit("marines", "red", (21.2, 19.3), 32)
+    grass = TerrainPiece("shrubs", 2, box(13, 16, 15, 20), kind="grass")
+    bf = Battlefield(Table(54, 36), (grass,), (lings, mar, marines))
+    both = charge(bf, "lings", ["marauders", "marines"])
+    assert both.possible and both.min_roll == 6
+    assert set(both.details["end_check"]["engaged_with"]) == {"marauders", "marines"}
+    assert "shrubs" in both.details["destroys_grass"]
+    alone = charge(bf, "lings", ["marines"], place=False)
+    assert alone.min_distance < both.min_distance
