@@ -34,6 +34,7 @@ from .charge_region import (
     top_area,
 )
 from .crossings import nearest_members
+from .destroyed import ends_over
 from .elevation import top_at
 from .end_position import base_on_table, bases_overlap, may_overlap
 from .endset import Disc, EndSet, Grown, Shape
@@ -105,7 +106,7 @@ def spots(bf: Battlefield, unit: Unit, m: Model, leader: Model, top: Surface,
     t = bf.table
     ok = may_overlap(bf, top)
     excl: list[Shape] = [_grown_by_base(p.footprint, K) for p in bf.terrain
-                         if not p.grass and p.id not in ok]
+                         if not ends_over(unit, p) and p.id not in ok]
     excl += [_base_reach(K, o.ellipse, o.at, 0.0) for o in bf.models() if o.unit != unit.id]
     excl += [_base_reach(K, o.ellipse, o.at, 0.0) for o in placed]
     closed = [False] * len(excl)
@@ -163,10 +164,9 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
                 zones = [z.inner for o in tmodels
                          if (z := zone(m, o, top)) is not None and z.access is None]
                 if zones:
-                    eng = EndSet(es.box, [*es.include, zones], es.exclude, es.closed)
+                    eng = es.with_group(zones)
                     contact = contact_shapes(m, targets, 0.0)
-                    tiers[0][1].append(EndSet(es.box, [*eng.include, contact], es.exclude,
-                                              es.closed))
+                    tiers[0][1].append(eng.with_group(contact))
                     tiers[1][1].append(eng)
             tiers[2][1].append(es)
 
@@ -295,7 +295,7 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
             problems.append(f"{m.ref} is not wholly on the table")
         allowed = may_overlap(bf, top_at(bf, m.at))
         for p in bf.terrain:
-            if not p.grass and p.id not in allowed and \
+            if not ends_over(unit, p) and p.id not in allowed and \
                     bases.geometry_meets(m.ellipse, p.footprint.buffer(-TOLERANCE)):
                 problems.append(f"{m.ref} overlaps terrain {p.id!r}")
         near = [o for o in bf.models() if o.unit != unit.id]

@@ -33,8 +33,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shapely.geometry import box
-
 from . import bases
 from .after_charge import Placement, check_placement, place_rest
 from .centre_zones import (
@@ -57,15 +55,26 @@ from .charge_region import (
     engagement_zone,
     snap_to_contact,
 )
+from .destroyed import destroyed_by, without
 from .end_position import base_on_table, bases_overlap
+from .endset import EndSet
 from .engagement import ENGAGEMENT_RANGE, engaged_pairs
 from .errors import TmgError
 from .model import TOLERANCE, Battlefield, Model, Point, Unit
+from .movement import destroyed_words
 from .navigator import Navigator, navigator_for
 from .obstacles import OVAL_SIDES
 from .paths import Path, Segment
 from .pathsearch import MAX_STARTS
-from .region_path import STEP_SAMPLE, EndPath, EndQuestion, path_to_ends
+from .region_path import (
+    STEP_SAMPLE,
+    Accept,
+    EndPath,
+    EndQuestion,
+    PathAccept,
+    path_to_ends,
+    stepped_needed,
+)
 
 # names other modules have imported from here
 __all__ = ["CONTACT_BAND", "QUAD_SEGS", "RULE", "ChargeAnswer", "EndRegion", "Placement",
@@ -238,17 +247,27 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     details["contact_distance"] = contact.path.length if contact is not None else None
     details["contact_roll"] = (roll_table(speed, modifier, contact.path.length).min_roll
                                if contact is not None else None)
-    verdict = check_end(bf, unit, lead, end_path.end, targets)
+    # GRASS the leading model's path crosses or its base ends on is destroyed at once, and a
+    # LARGE unit's Size-0/1 pieces removed (§8.5.3, keyword GRASS, LARGE): the end is judged,
+    # and the others placed, on the table without them
+    gone = destroyed_by(bf, unit, lead, end_path.path)
+    after = without(bf, gone.ids)
+    verdict = check_end(after, unit, lead, end_path.end, targets)
     details["end_check"] = {"ok": verdict.ok, "reason": verdict.reason, **verdict.details}
     details["end_path_length"] = end_path.path.length
-    # GRASS the leading model's path crosses, or any base ends on, is destroyed (§8.5.3)
-    details["destroys_grass"] = sorted(set(end_path.path.grass)
-                                       | set(verdict.details.get("destroys_grass", [])))
+    grass, removed = set(gone.grass), set(gone.removed)
     if place:
-        pl = place_rest(bf, unit, lead.moved_to(end_path.end), targets)
+        pl = place_rest(after, unit, lead.moved_to(end_path.end), targets)
         details["placement"] = pl.as_dict()
+        placed = [unit.model(m).moved_to(at) for m, at in pl.positions.items()]
+        more = destroyed_by(bf, unit, lead, None, placed)
+        grass |= set(more.grass)
+        removed |= set(more.removed)
+    details["destroys_grass"] = [p.id for p in bf.terrain if p.id in grass]
+    details["removed"] = [p.id for p in bf.terrain if p.id in removed]
     reason = (f"{lead.ref} needs {_inches(dist)} to reach a legal end engaged with "
-              f"{', '.join(tids)}: {roll_words(speed, modifier, rolls)}")
+              f"{', '.join(tids)}: {roll_words(speed, modifier, rolls)}"
+              + destroyed_words(bf, details["destroys_grass"], details["removed"]))
     return ChargeAnswer(unit.id, tids, modifier, speed, True, dist, rolls.min_roll,
                         rolls.probability, end_path.end, list(end_path.path.points), RULE,
                         reason, leading=lead.id, details=details)
@@ -286,16 +305,14 @@ def measure(bf: Battlefield, unit: Unit, leads: Sequence[Model], targets: Sequen
         ce = got
         nav = navigator_for(bf, unit, oval_sides=OVAL_SIDES * 2 ** level)
 
-        def accept(tag: int, at: Point, first: Model = leads[0]) -> bool:
-            return check_end(bf, unit, first, at, targets).ok  # same base: same check
-
+        acc, pacc = end_checks(bf, unit, leads[0], targets, ce)  # same base: same check
         step = STEP_SAMPLE / 4 ** level
         steps = None if needs_stepped_ends(nav, lead, ce) else ()
         qkey = ("charge question", id(nav), *key[1:])
         q = bf.scratch.get(qkey)
         if not isinstance(q, EndQuestion):
             q = bf.scratch[qkey] = EndQuestion(nav, ce.inner)
-        up = path_to_ends(nav, starts, q, accept=accept, bound=bound, step=step,
+        up = path_to_ends(nav, starts, q, accept=acc, path_accept=pacc, bound=bound, step=step,
                           stepped=steps)
         if up is not None:
             lead = leads[up.origin]
@@ -307,22 +324,45 @@ def measure(bf: Battlefield, unit: Unit, leads: Sequence[Model], targets: Sequen
         else:
             lo_nav = nav.inner() if nav.inexact else nav
             lo = path_to_ends(lo_nav, starts, ce.outer, bound=min(bound, high), step=step,
-                              stepped=None if steps is None else ())
+                              stepped=None if steps is None else (),
+                              path_accept=trample_check(bf, unit, leads[0], targets, exact=False)
+                              if ce.tramples else None)
             low = lo.path.length - lo.path.error_bound if lo is not None else min(bound, high)
         if not undecided_rolls(speed, modifier, low, high) or level >= MAX_LEVEL:
             return Measured(lead, up, min(low, high), ce)
         level += 1
 
 
+def trample_check(bf: Battlefield, unit: Unit, lead: Model, targets: Sequence[Unit], *,
+                  exact: bool = True) -> PathAccept:
+    """An end of a set that assumes GRASS trampled counts when the path reaching it sweeps
+    every such piece (`geom.destroyed`); with `exact`, it is then re-checked on the table
+    without the GRASS that path destroys (§8.5.3: destroyed at once)."""
+    def judge(es: EndSet, at: Point, path: Path) -> bool:
+        gone = destroyed_by(bf, unit, lead, path).grass
+        if not es.assumes <= set(gone):
+            return False
+        return not exact or check_end(without(bf, gone), unit, lead, at, targets).ok
+
+    return judge
+
+
+def end_checks(bf: Battlefield, unit: Unit, lead: Model, targets: Sequence[Unit],
+               ce: ChargeEnds) -> tuple[Accept | None, PathAccept | None]:
+    """The exact re-check of an end a search offers: by position alone, or — when some end sets
+    need GRASS trampled — with the path reaching it."""
+    if ce.tramples:
+        return None, trample_check(bf, unit, lead, targets)
+
+    def accept(tag: int, at: Point) -> bool:
+        return check_end(bf, unit, lead, at, targets).ok
+
+    return accept, None
+
+
 def needs_stepped_ends(nav: Navigator, lead: Model, ce: ChargeEnds) -> bool:
-    """Can a legal end lie inside a clearance zone? Only when the base is narrower than the
-    clearance (the gap rule then keeps the centre further from a wall or a base than the base
-    itself reaches), or near the edge of a top (a base may overhang it, FAQ)."""
-    if min(lead.base.a, lead.base.b) < nav.fs.clearance - 1e-9:
-        return True
-    windows = [w for es in ce.inner if (w := es.window()) is not None]
-    return any(o.kind == "edge" and any(o.core.distance(box(*w)) < o.rho for w in windows)
-               for o in nav.fs.obstacles)
+    """`geom.region_path.stepped_needed` for a charge's end sets."""
+    return stepped_needed(nav, lead, ce.inner)
 
 
 def undecided_rolls(speed: float, modifier: float, low: float, high: float) -> list[int]:
@@ -417,12 +457,10 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
     target model if it can reach one, else as close as possible to the targets within 1".
     Every question is asked of the search that measured the charge. Also the shortest path
     into base contact (None if there is none)."""
-    def accept(tag: int, at: Point) -> bool:
-        return check_end(bf, unit, lead, at, targets).ok
-
+    accept, pacc = end_checks(bf, unit, lead, targets, ce)
     steps = None if needs_stepped_ends(nav, lead, ce) else ()
     contact = path_to_ends(nav, lead.at, with_group(ce, contact_shapes(lead, targets, 0.0)).inner,
-                           accept=accept, stepped=steps, certify=False)
+                           accept=accept, path_accept=pacc, stepped=steps, certify=False)
     if contact is not None and contact.path.length <= allowance + TOLERANCE:
         return contact, "base contact", contact
     def gap(at: Point) -> float:  # to the farthest target (each by its nearest model)
@@ -445,8 +483,8 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
         near = ce
         for t in targets:
             near = with_group(near, contact_shapes(lead, [t], d))
-        got = path_to_ends(nav, lead.at, near.inner, accept=accept, stepped=steps,
-                           certify=False)
+        got = path_to_ends(nav, lead.at, near.inner, accept=accept, path_accept=pacc,
+                           stepped=steps, certify=False)
         f = (got.path.length if got is not None else math.inf) - allowance
         if got is not None and f <= TOLERANCE:
             best, hi, f_hi = got, d, f

@@ -14,13 +14,30 @@ targets) the legal centres are an `geom.endset.EndSet`:
 - *a mid-ground model and a model at another elevation engage only through an access point
   both bases touch*: an extra include group (the access point grown by the mover's base);
 - *on the table*: the box; *on a top*: the top's area (not under a higher top);
-- *overlapping nothing*: every footprint but the top's own stack (and GRASS) grown by the base,
+- *overlapping nothing*: every footprint but the top's own stack (and GRASS, and for a LARGE
+  unit the Size-0/1 pieces it removes: `geom.destroyed`) grown by the base,
   and every other unit's base, excluded (open: touching is fine);
 - *not within 1" of an undeclared enemy ground model*: its 1" zone excluded (closed: exactly
   1" is within range).
 
 Every end offered by a search is re-checked by `geom.charge_region.check_end`, which shares no
 code with these shapes.
+
+**GRASS the charge tramples (keyword GRASS, the round-2 worked example).** GRASS the leading
+model's path crosses, or its base ends on, is gone at once, so it no longer stands between the
+end and a target. For each set S of the GRASS pieces within 1" of a target model (all subsets
+of up to `GRASS_SUBSETS_MAX` pieces; beyond that each piece alone and all of them), the ends
+are built again on the table without S, and such an end set `assumes` S: a search offers its
+ends together with the path reaching each, and an end counts only when that path's base sweeps
+every piece of S (`geom.destroyed`). Where such an end can lie (`EndSet.extra`, `EndSet.rays`):
+on the boundary of the set itself; where the base starts to overlap a piece of S (ending on it
+destroys it); and on a last leg that grazes the region the centre must cross to trample it
+(tangent to its corner circles) — the shortest path to a set whose ends all need S crossed is
+of one of these kinds, so the answer is exact. The ends overlap a trampled piece by
+`TRAMPLE_DEPTH` (2e-6"), more than the tolerance: touching grass does not destroy it, so the
+distance found is at most a few millionths of an inch above the infimum. Not covered: a leg that
+must graze two pieces of S at once (the answer may then be longer than the shortest); graze legs
+are built for disc bases only (an oval's shortest such charge may likewise be longer).
 """
 
 from __future__ import annotations
@@ -28,9 +45,10 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+import shapely
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
@@ -44,13 +62,16 @@ from .charge_region import (
     _undeclared,
     top_area,
 )
+from .destroyed import ends_over, without
 from .elevation import GROUND, HIGH, MID, elevation_level, piece_effective_size, standing_piece
 from .end_position import may_overlap, pieces_under
-from .endset import Curve, Disc, EndSet, Framed, Grown, Shape
+from .endset import Arr, Curve, Disc, EndSet, Framed, Grown, Shape
 from .engagement import ENGAGEMENT_RANGE, obstacle_shape, stack_ids, surface_size, terrain_blockers
-from .model import TOLERANCE, Battlefield, Ellipse, Model, Unit
+from .model import TOLERANCE, Battlefield, Ellipse, Model, TerrainPiece, Unit
 
 MAX_LEVEL = 3  # refinements of the polygons that approximate engagement behind terrain
+GRASS_SUBSETS_MAX = 3  # GRASS pieces near the targets whose every subset is tried
+TRAMPLE_DEPTH = 2e-6  # how far an end (or a grazing leg) overlaps GRASS it counts on trampling
 
 
 @dataclass(frozen=True)
@@ -66,6 +87,11 @@ class ChargeEnds:
     @property
     def exact(self) -> bool:
         return self.outer is None
+
+    @property
+    def tramples(self) -> bool:
+        """Do some ends need GRASS trampled by the path reaching them?"""
+        return any(es.assumes for es in self.inner)
 
 
 def _base_reach(mover: Ellipse, other: Ellipse, centre: tuple[float, float], d: float) -> Shape:
@@ -155,10 +181,73 @@ def _zone(bf: Battlefield, mover: Model, target: Model, top: Surface, level: int
     return zone
 
 
+def grass_near(bf: Battlefield, targets: Sequence[Unit]) -> list[TerrainPiece]:
+    """GRASS pieces within 1" of some ground model of a target: the only GRASS that can stand
+    between a charge's end and a target (a segment of ≤1" to its base must cross it)."""
+    near = [base_shape(m.ellipse, outer=True).buffer(ENGAGEMENT_RANGE + 0.01,
+                                                      quad_segs=QUAD_SEGS)
+            for t in targets for m in t.models if not m.flying]
+    if not near:
+        return []
+    halo = shapely.union_all(near)
+    return [p for p in bf.terrain if p.grass and p.footprint.intersects(halo)]
+
+
+def _subsets(pieces: Sequence[TerrainPiece]) -> list[tuple[TerrainPiece, ...]]:
+    n = len(pieces)
+    if n <= GRASS_SUBSETS_MAX:
+        return [c for k in range(1, n + 1) for c in itertools.combinations(pieces, k)]
+    return [(p,) for p in pieces] + [tuple(pieces)]
+
+
+def _trampled(p: TerrainPiece, K: Ellipse) -> tuple[Shape, Arr]:
+    """Centres at which the base K overlaps `p` by TRAMPLE_DEPTH (ending there destroys it),
+    and (disc bases) the corner circles of that region, for grazing legs."""
+    core = p.footprint.buffer(-TOLERANCE)
+    if K.is_disc:
+        r = K.a - TRAMPLE_DEPTH
+        xy = np.vstack([np.asarray(g.exterior.coords)[:-1, :2]
+                        for g in getattr(core, "geoms", [core]) if isinstance(g, Polygon)
+                        and not g.is_empty] or [np.zeros((0, 2))])
+        return Grown(core, r), np.column_stack((xy, np.full(len(xy), r)))
+    small = Ellipse(0.0, 0.0, K.a - TRAMPLE_DEPTH, K.b - TRAMPLE_DEPTH, K.theta)
+    return Framed(core, small), np.zeros((0, 3))
+
+
 def charge_ends(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Unit], *,
-                level: int = 0) -> ChargeEnds:
+                level: int = 0, trample: bool = True) -> ChargeEnds:
     """The legal ends of the leading model (see the module docstring); `level` refines the
-    polygons of engagement behind terrain."""
+    polygons of engagement behind terrain. With `trample`, also the ends legal once the
+    charge has trampled GRASS near the targets (sets that `assume` it)."""
+    plain = _charge_ends(bf, unit, leader, targets, level)
+    grass = grass_near(bf, targets) if trample and not unit.flying else []
+    if not grass:
+        return plain
+    K = mover_base(leader)
+    inner, outer, surfaces = list(plain.inner), list(plain.outer or plain.inner), \
+        list(plain.surfaces)
+    exact = plain.exact
+    for S in _subsets(grass):
+        ids = frozenset(p.id for p in S)
+        got = _charge_ends(without(bf, ids), unit, leader, targets, level)
+        shapes, circles = zip(*(_trampled(p, K) for p in S), strict=True)
+        rays = np.vstack(circles)
+
+        def tag(es: EndSet, ids: frozenset[str] = ids, shapes: tuple[Shape, ...] = shapes,
+                rays: Arr = rays) -> EndSet:
+            return replace(es, assumes=ids, extra=[*es.extra, *shapes], rays=rays,
+                           name=f"{es.name} without {', '.join(sorted(ids))}")
+
+        inner += [tag(es) for es in got.inner]
+        outer += [tag(es) for es in (got.outer or got.inner)]
+        surfaces += got.surfaces
+        exact = exact and got.exact
+    return ChargeEnds(inner, None if exact else outer, surfaces)
+
+
+def _charge_ends(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Unit],
+                 level: int) -> ChargeEnds:
+    """The legal ends on `bf` as it stands (no GRASS trampled)."""
     K = mover_base(leader)
     target_ids = {t.id for t in targets}
     und = _undeclared(bf, unit, target_ids)
@@ -172,7 +261,7 @@ def charge_ends(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Un
     for top in _reachable_tops(bf, leader, targets):
         ok = may_overlap(bf, top)
         excl: list[Shape] = [_grown_by_base(p.footprint, K) for p in bf.terrain
-                             if not p.grass and p.id not in ok]
+                             if not ends_over(unit, p) and p.id not in ok]
         excl += [_base_reach(K, m.ellipse, m.at, 0.0) for m in bf.models() if m.unit != unit.id]
         closed = [False] * len(excl)
         excl += [_base_reach(K, m.ellipse, m.at, ENGAGEMENT_RANGE) for m in und]
@@ -222,7 +311,7 @@ def contact_shapes(leader: Model, targets: Sequence[Unit], d: float) -> list[Sha
 def with_group(ce: ChargeEnds, group: list[Shape]) -> ChargeEnds:
     """The same ends, also inside one of `group`'s shapes."""
     def add(sets: list[EndSet]) -> list[EndSet]:
-        return [EndSet(s.box, [*s.include, group], s.exclude, s.closed, s.name) for s in sets]
+        return [s.with_group(group) for s in sets]
 
     return ChargeEnds(add(ce.inner), None if ce.outer is None else add(ce.outer), ce.surfaces)
 

@@ -45,6 +45,7 @@ from .centre_zones import (
     range_zone_inner,
     reach_past,
 )
+from .destroyed import ends_over
 from .elevation import (
     GROUND,
     HIGH,
@@ -160,7 +161,7 @@ def free_region(bf: Battlefield, unit: Unit, mover: Model, top: Surface, avoid: 
     K = mover_base(mover)
     ok = may_overlap(bf, top)
     cuts = [grow(p.footprint, K, outer=True) for p in bf.terrain
-            if not p.grass and p.id not in ok]
+            if not ends_over(unit, p) and p.id not in ok]
     cuts += [grow(base_shape(m.ellipse, outer=True), K, outer=True)
              for m in bf.models() if m.unit != unit.id]
     cuts += [grow(base_shape(m.ellipse, outer=True), K, outer=True) for m in extra_bases]
@@ -230,7 +231,7 @@ def end_region(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
     region = region.buffer(-INSET) if not region.is_empty else region
     forbidden = {
         "terrain": shapely.union_all([grow(p.footprint, K, outer=True) for p in bf.terrain
-                                      if not p.grass] or [Polygon()]),
+                                      if not ends_over(unit, p)] or [Polygon()]),
         "bases": shapely.union_all([grow(base_shape(m.ellipse, outer=True), K, outer=True)
                                     for m in bf.models() if m.unit != unit.id] or [Polygon()]),
         "undeclared": shapely.union_all([range_zone(leader, m) for m in und] or [Polygon()]),
@@ -250,7 +251,7 @@ def check_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
                        "the table")
     ok = may_overlap(bf, top_at(bf, at))
     for p in bf.terrain:
-        if p.grass or p.id in ok:
+        if ends_over(unit, p) or p.id in ok:
             continue
         if overlaps_piece(bf, e, p):
             return Verdict(False, RULE, f"the base would overlap terrain {p.id!r}")

@@ -292,3 +292,97 @@ def nearest_members(es: EndSet, toward: tuple[float, float], grid: float = 0.125
     g = np.column_stack([a.ravel() for a in np.meshgrid(xs, ys)])
     g = g[es.contains(g)]
     yield from g[np.argsort(np.hypot(*(g - s).T), kind="stable")]
+
+
+# --------------------------------------------------------------------------- rays
+
+def ray_crossings(o: Arr, u: Arr, p: Primitives, reach: float = 1e4
+                  ) -> tuple[NDArray[np.int64], Arr]:
+    """Where the rays o[k] + t·u[k] (unit u, 0 ≤ t ≤ reach) cross the boundary pieces: the ray
+    of each crossing and the point (closed forms for circles and segments, bisection to 1e-13
+    rad for curves)."""
+    idx: list[NDArray[np.int64]] = []
+    pts: list[Arr] = []
+    n = len(o)
+    c = p.circles
+    if n and len(c):
+        k, j = _pairs(n, len(c))
+        w = o[k] - c[j, :2]
+        b = (w * u[k]).sum(axis=1)
+        disc = b * b - ((w * w).sum(axis=1) - c[j, 2] ** 2)
+        ok = disc >= -1e-12
+        sq = np.sqrt(np.maximum(disc, 0.0))
+        for t in (-b - sq, -b + sq):
+            inside = ok & (t >= -1e-9) & (t <= reach)
+            idx.append(k[inside])
+            pts.append(o[k[inside]] + t[inside, None] * u[k[inside]])
+    sg = p.segments
+    if n and len(sg):
+        k, j = _pairs(n, len(sg))
+        q, w, r = sg[j, :2], sg[j, 2:] - sg[j, :2], u[k]
+        den = r[:, 0] * w[:, 1] - r[:, 1] * w[:, 0]
+        qp = q - o[k]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = (qp[:, 0] * w[:, 1] - qp[:, 1] * w[:, 0]) / den
+            s = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / den
+        ok = (np.abs(den) > 1e-14) & (t >= -1e-9) & (t <= reach) & (s >= -1e-9) & (s <= 1 + 1e-9)
+        idx.append(k[ok])
+        pts.append(o[k[ok]] + t[ok, None] * r[ok])
+    if n and p.curves:
+        m = np.column_stack((-u[:, 1], u[:, 0]))
+        for cv in p.curves:
+            def f(psi: Arr, cv: Curve = cv) -> Arr:
+                zx, zy = _support_rows(cv, psi)
+                return (zx - o[:, 0, None]) * m[:, 0, None] + (zy - o[:, 1, None]) * m[:, 1, None]
+
+            rows, psi = curve_roots_rows(f, n)
+            if not len(rows):
+                continue
+            z = cv.support(psi)[0]
+            t = ((z - o[rows]) * u[rows]).sum(axis=1)
+            ok = (t >= -1e-9) & (t <= reach)
+            idx.append(rows[ok])
+            pts.append(z[ok])
+    if not idx:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 2))
+    return np.concatenate(idx).astype(np.int64), np.vstack(pts)
+
+
+def tangent_rays(o: Arr, rho: float, circles: Arr) -> tuple[Arr, Arr]:
+    """The common tangents of the circle (o, rho) — a point when rho = 0 — and each of
+    `circles` (x, y, r): for each, where it leaves (o, rho) and where it touches the other
+    circle (up to four per circle; two from a point)."""
+    if not len(circles):
+        return np.zeros((0, 2)), np.zeros((0, 2))
+    d = circles[:, :2] - o
+    D = np.hypot(d[:, 0], d[:, 1])
+    psi = np.arctan2(d[:, 1], d[:, 0])
+    r = circles[:, 2]
+    deps: list[Arr] = []
+    tps: list[Arr] = []
+    kinds = [(rho - r, 0.0)] if rho <= 0 else [(rho - r, 0.0), (rho + r, math.pi)]
+    for num, flip in kinds:
+        ok = D > np.abs(num) + 1e-12
+        a = np.arccos(np.clip(num[ok] / D[ok], -1, 1))
+        for sgn in (1.0, -1.0):
+            th = psi[ok] + sgn * a
+            deps.append(o + rho * np.column_stack((np.cos(th), np.sin(th))))
+            tps.append(circles[ok, :2] + r[ok, None] * np.column_stack((np.cos(th + flip),
+                                                                        np.sin(th + flip))))
+    return np.vstack(deps), np.vstack(tps)
+
+
+def ray_legs(o: Arr, rho: float, circles: Arr, p: Primitives) -> tuple[Arr, Arr]:
+    """Last legs that leave the circle (o, rho) (or the point o) tangentially, pass tangent to
+    one of `circles` and stop where they touch it or cross a boundary piece beyond it: (where
+    each leaves, where it ends)."""
+    dep, tp = tangent_rays(o, rho, circles)
+    if not len(dep):
+        return dep, tp
+    v = tp - dep
+    L = np.hypot(v[:, 0], v[:, 1])
+    keep = L > 1e-12
+    dep, tp, v, L = dep[keep], tp[keep], v[keep], L[keep]
+    u = v / L[:, None]
+    k, x = ray_crossings(tp, u, p)
+    return np.vstack([dep, dep[k]]), np.vstack([tp, x])

@@ -4,7 +4,8 @@ A model may end a move where
 
 - its whole base is on the table;
 - its base overlaps no terrain footprint (Size 0 and 1 and tokens included; GRASS may be ended
-  on and is destroyed) unless it stands on a top reached legally — then it may overlap that top,
+  on and is destroyed; a LARGE unit may end on a Size-0/1 impassable piece, tokens excepted,
+  which is removed — `geom.destroyed`) unless it stands on a top reached legally — then it may overlap that top,
   the pieces under it and the tops joined to it by an access point (a ramp and the hill it
   climbs); overlapping means sharing area: touching is fine;
 - its base overlaps no other base;
@@ -27,6 +28,7 @@ from shapely.geometry import Polygon, box
 from shapely.geometry.base import BaseGeometry
 
 from . import bases
+from .destroyed import ends_over, removed_by_large
 from .distance import distance as base_distance
 from .elevation import top_at
 from .model import TOLERANCE, Battlefield, Ellipse, Model, Point, TerrainPiece, Unit
@@ -101,12 +103,15 @@ def bases_overlap(a: Model, b: Model) -> bool:
 
 def end_position_ok(bf: Battlefield, unit: Unit, at: Point, *, model: Model | None = None,
                     engage_ok: Collection[str] = (), exclude: Collection[str] | None = None,
-                    check_engagement: bool = True, any_top: bool = False) -> Verdict:
+                    check_engagement: bool = True, any_top: bool = False,
+                    moving: bool = True) -> Verdict:
     """End position checks (§8.5.3; see the module docstring) for `model` (default: the leading model)
     placed with its centre at `at`. `engage_ok`: enemy unit ids whose engagement range the
     model may end in (e.g. charge targets). `exclude`: model refs / unit ids ignored for
     overlaps (default: the unit's own models, which are placed afterwards). `any_top`: any
-    standable top may be stood on (PLACE ignores elevation), not only reachable ones."""
+    standable top may be stood on (PLACE ignores elevation), not only reachable ones.
+    `moving=False` (PLACE is no moving action, FAQ: "놓기 효과는 이동이 아니므로"): a LARGE unit
+    removes nothing, so it may not end over its Size-0/1 pieces either."""
     mover = (model or unit.leading_model).moved_to(at)
     e = mover.ellipse
     skip = set(exclude) if exclude is not None else {unit.id}
@@ -119,6 +124,7 @@ def end_position_ok(bf: Battlefield, unit: Unit, at: Point, *, model: Model | No
         allowed = may_overlap(bf, top)
         details["standing_on"] = top.id
     grass: list[str] = []
+    removed: list[str] = []
     for p in bf.terrain:
         if not overlaps_piece(bf, e, p):
             continue
@@ -127,12 +133,16 @@ def end_position_ok(bf: Battlefield, unit: Unit, at: Point, *, model: Model | No
             continue
         if p.id in allowed:
             continue
+        if moving and unit.large and removed_by_large(p):
+            removed.append(p.id)  # the LARGE card: ending on it removes it
+            continue
         what = "token" if p.is_token else f"Size-{p.size} terrain"
         why = (" (a top reached only through its access points)" if is_level(p) else
                " (its top is not reachable: no access points)" if p.can_stand_on else "")
         return Verdict(False, RULE_MOVE, f"the base would overlap {what} {p.id!r}{why}", at,
                        {**details, "terrain": p.id})
     details["destroys_grass"] = grass
+    details["removed"] = removed
     for m in bf.models():
         if m.unit in skip or m.ref in skip or m.ref == mover.ref:
             continue
@@ -178,7 +188,7 @@ def end_region(bf: Battlefield, unit: Unit, model: Model, *,
     cuts: list[BaseGeometry] = []
     levels = {p.id: p for p in bf.terrain if is_level(p)}
     for p in bf.terrain:
-        if p.grass:
+        if ends_over(unit, p):
             continue
         grown = p.footprint.buffer(r * k, quad_segs=q)
         # centres on a reachable top standing on (or being) p may overlap p

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -204,13 +204,23 @@ def shape_bounds(shape: Shape) -> tuple[float, float, float, float]:
 @dataclass
 class EndSet:
     """Legal ends: in `box`, in some shape of every include group, in no exclude shape.
-    `closed[i]`: exclude shape i also excludes its boundary (e.g. within 1" of an enemy)."""
+    `closed[i]`: exclude shape i also excludes its boundary (e.g. within 1" of an enemy).
+
+    A set may hold ends that are legal only once the move has destroyed some pieces (`assumes`:
+    GRASS the leading model tramples, `geom.destroyed`): its ends are then offered to a search
+    that checks the path to each. `extra` shapes do not change membership; their boundaries are
+    places where a shortest path may end (the centres at which the base starts to overlap an
+    assumed piece). `rays`: circles (x, y, r) past which a last leg may run tangentially (the
+    edge of the region a path must cross to trample an assumed piece)."""
 
     box: tuple[float, float, float, float]
     include: list[list[Shape]]
     exclude: list[Shape] = field(default_factory=list)
     closed: list[bool] = field(default_factory=list)
     name: str = ""
+    assumes: frozenset[str] = frozenset()
+    extra: list[Shape] = field(default_factory=list)
+    rays: Arr = field(default_factory=lambda: np.zeros((0, 3)))
 
     def window(self) -> tuple[float, float, float, float] | None:
         """A box holding the whole set (None: the set is empty)."""
@@ -233,8 +243,10 @@ class EndSet:
                         or y1 < w[1] - TOLERANCE or y0 > w[3] + TOLERANCE)
 
         keep = [i for i, shape in enumerate(self.exclude) if meets(shape)]
-        return EndSet(self.box, [[s for s in g if meets(s)] for g in self.include],
-                      [self.exclude[i] for i in keep], [self.closed[i] for i in keep], self.name)
+        return replace(self, include=[[s for s in g if meets(s)] for g in self.include],
+                       exclude=[self.exclude[i] for i in keep],
+                       closed=[self.closed[i] for i in keep],
+                       extra=[s for s in self.extra if meets(s)])
 
     def contains(self, pts: Arr) -> NDArray[np.bool_]:
         pts = np.asarray(pts, dtype=float).reshape(-1, 2)
@@ -296,6 +308,11 @@ class EndSet:
         for group in self.include:
             yield from group
         yield from self.exclude
+        yield from self.extra
+
+    def with_group(self, group: list[Shape]) -> EndSet:
+        """The same ends, also inside one of `group`'s shapes."""
+        return replace(self, include=[*self.include, group])
 
 
 # --------------------------------------------------------------------------- boundary pieces

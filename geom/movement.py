@@ -8,7 +8,10 @@
 - Flying units move point to point, ignoring terrain and models on the way (§8.5.3).
 - The end position must be legal (`geom.end_position`).
 - GRASS is destroyed when the leading model's path crosses it or a model ends on it; flying
-  models passing over do not destroy it (§8.5.3).
+  models passing over do not destroy it (§8.5.3). A LARGE unit removes the Size-0/1 impassable
+  pieces (tokens excepted) its path crosses or it ends on, so it may end over them (Siege Tank
+  card, "대형"). Both are found by `geom.destroyed` (the base's swept area) and named in the
+  verdict (`destroys_grass`, `removed`).
 
 This module is the public face of movement: it answers "may this model move there" and
 re-exports the names callers use (`Navigator`, `Path`, `end_position_ok`, …).
@@ -24,6 +27,7 @@ from typing import Any
 from shapely.geometry import LineString
 from shapely.geometry.base import BaseGeometry
 
+from .destroyed import destroyed_by
 from .end_position import RULE_MOVE, end_position_ok, end_region
 from .errors import TmgError
 from .model import TOLERANCE, Battlefield, Model, Point, Unit
@@ -107,15 +111,16 @@ def check_move(bf: Battlefield, unit: Unit, model: Model, to: Point, *,
         nav = Navigator(bf, unit, tuple(ignore_models))
     path = nav.shortest_path(model.at, to)
     end = end_position_ok(bf, unit, to, model=model, engage_ok=engage_ok)
-    grass = sorted(set(path.grass if path else ()) | set(end.details.get("destroys_grass", [])))
-    details["destroys_grass"] = grass
+    gone = destroyed_by(bf, unit, model if path else model.moved_to(to), path)
+    details["destroys_grass"] = list(gone.grass)
+    details["removed"] = list(gone.removed)
     if path is not None:
         details["path_length"] = path.length
         details["error_bound"] = path.error_bound
     if not end.ok:
-        return MoveCheck(Verdict(False, end.rule, end.reason, to, {**details, **end.details,
-                                                                    "destroys_grass": grass}),
-                         path, allowance)
+        return MoveCheck(Verdict(False, end.rule, end.reason, to, {
+            **details, **end.details, "destroys_grass": list(gone.grass),
+            "removed": list(gone.removed)}), path, allowance)
     if path is None:
         if nav.escape(model.at) is None:
             why = ("the start is hemmed in: no straight step leads out of the clearance zone of "
@@ -135,4 +140,16 @@ def check_move(bf: Battlefield, unit: Unit, model: Model, to: Point, *,
                                  list(path.points), details), path, allowance)
     how = "flying point to point" if unit.flying else "by the shortest legal path"
     return MoveCheck(Verdict(True, RULE_MOVE, f"legal: {path.length:.3f}\" {how} within "
-                             f"{allowance:g}\"", list(path.points), details), path, allowance)
+                             f"{allowance:g}\"" + destroyed_words(bf, gone.grass, gone.removed),
+                             list(path.points), details), path, allowance)
+
+
+def destroyed_words(bf: Battlefield, grass: Collection[str], removed: Collection[str]) -> str:
+    """"; destroys GRASS …; removes …" naming each piece by its title, or ""."""
+    out = ""
+    if grass:
+        out += "; destroys GRASS " + ", ".join(bf.piece(g).title for g in grass)
+    if removed:
+        out += ("; removes " + ", ".join(bf.piece(r).title for r in removed)
+                + " from the game (LARGE)")
+    return out

@@ -30,6 +30,19 @@ without access points is not a level: it is crossed freely like any Size-0/1 ter
 be ended on (`geom.end_position`). Non-connected tops cannot be crossed (FAQ) because their edges
 are walls.
 
+**Connected tops (FAQ: ground units move only between connected high grounds).** Two tops of
+the same elevation level whose footprints touch or overlap (within 1e-6") are connected
+(docs/rules.md, connected tops): the part of a top's edge that lies on a connected top is no
+wall, so a move crosses the shared edge without an access point.
+
+**Raptor variant (랩터 변종 card text: "may cross impassable terrain of Size 4 or less and change
+elevation without access points").** For a unit with it, terrain whose own Size is 4 or less is
+no obstacle, and neither is the edge of a top of Size 4 or less (it climbs on and off anywhere);
+pieces of Size 5+ and the edges of such tops stay walls (docs/rules.md, Raptor variant). It is
+no FORCE FIELD exception (FAQ: "역장은 크기 2 이하인 유닛이 가로지르지 못하게 명시"): a Raptor (Size 1)
+is still stopped by force fields. Its end positions are judged as everyone's
+(`geom.end_position`): it may not end overlapping a wall it has crossed.
+
 `movement_obstacles` is the one place that says which pieces and models are obstacles for a
 unit; abilities that change it (crossing terrain, removing pieces) belong here.
 """
@@ -44,9 +57,11 @@ from shapely.geometry import MultiLineString, Polygon
 from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
 
-from .model import Battlefield, Model, TerrainPiece, Unit
+from .elevation import level_of_size, piece_effective_size
+from .model import RAPTOR_VARIANT, TOLERANCE, Battlefield, Model, TerrainPiece, Unit
 
 OVAL_SIDES = 96   # circumscribed polygon of an oval base: Hausdorff excess a·(sec(π/96) − 1)
+RAPTOR_MAX_SIZE = 4  # Raptor variant: "크기 4 이하의 통과 불가 지형을 지나갈 수 있고"
 
 
 @dataclass(frozen=True)
@@ -66,16 +81,46 @@ def is_level(p: TerrainPiece) -> bool:
     return p.can_stand_on and (p.is_ramp or bool(p.access_points) or p.size >= 2)
 
 
+def connected_tops(bf: Battlefield) -> dict[str, set[str]]:
+    """Top id -> the tops of the same elevation level whose footprints touch or overlap it
+    (within 1e-6"; see the module docstring)."""
+    key = ("connected tops",)
+    got = bf.scratch.get(key)
+    if isinstance(got, dict):
+        return got
+    tops = [p for p in bf.terrain if is_level(p)]
+    level = {p.id: level_of_size(piece_effective_size(bf, p)) for p in tops}
+    out: dict[str, set[str]] = {p.id: set() for p in tops}
+    for i, p in enumerate(tops):
+        for q in tops[i + 1:]:
+            if level[p.id] == level[q.id] and \
+                    float(shapely.distance(p.footprint, q.footprint)) <= TOLERANCE:
+                out[p.id].add(q.id)
+                out[q.id].add(p.id)
+    bf.scratch[key] = out
+    return out
+
+
+def crosses_as_raptor(unit: Unit, p: TerrainPiece) -> bool:
+    """Raptor variant: the unit passes this piece (or climbs this top anywhere)."""
+    return unit.has(RAPTOR_VARIANT) and p.size <= RAPTOR_MAX_SIZE
+
+
 def all_access_points(bf: Battlefield) -> BaseGeometry | None:
     polys = [a for p in bf.terrain for a in p.access_points]
     return shapely.union_all(polys) if polys else None
 
 
-def level_edge(p: TerrainPiece, access: BaseGeometry | None) -> BaseGeometry:
-    """The wall a top's edge makes: its boundary minus every access point on it."""
+def level_edge(p: TerrainPiece, access: BaseGeometry | None,
+               joined: BaseGeometry | None = None) -> BaseGeometry:
+    """The wall a top's edge makes: its boundary minus every access point on it and minus
+    where it lies on a connected top (`joined`: their footprints)."""
     edge = p.footprint.boundary
     if access is not None:
         edge = edge.difference(access)
+    if joined is not None and not edge.is_empty:
+        # the shared edge of touching tops is within 1e-6" of the other footprint
+        edge = edge.difference(joined.buffer(2 * TOLERANCE, quad_segs=2))
     if edge.is_empty:
         return edge
     if isinstance(edge, MultiLineString):
@@ -108,14 +153,19 @@ def movement_obstacles(bf: Battlefield, unit: Unit, *, ignore_models: Collection
                 seen.add(below)
                 held.setdefault(below, []).extend([top.footprint, *top.access_points])
                 below = bf.piece(below).on
+        joined = connected_tops(bf)
         for p in bf.terrain:
-            if is_level(p):
-                edge = level_edge(p, access)
-                if not edge.is_empty:
-                    out.append(Obstacle(f"edge/{p.id}", edge, c, "edge"))
-            elif p.kind == "force-field":
+            if p.kind == "force-field":
+                # FAQ: Raptor variant is no force-field exception (a Raptor is Size 1)
                 if unit.size <= 2:
                     out.append(Obstacle(f"terrain/{p.id}", p.footprint, c, "force-field"))
+            elif crosses_as_raptor(unit, p):
+                continue
+            elif is_level(p):
+                near = [bf.piece(q).footprint for q in sorted(joined.get(p.id, ()))]
+                edge = level_edge(p, access, shapely.union_all(near) if near else None)
+                if not edge.is_empty:
+                    out.append(Obstacle(f"edge/{p.id}", edge, c, "edge"))
             elif p.impassable:
                 core: BaseGeometry = p.footprint
                 if p.openings:

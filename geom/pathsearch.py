@@ -9,7 +9,8 @@ tangent segments and last legs are tested for clearance only when they come off 
 edges a search never gets to are never tested. The first terminal to come off the heap with a
 clear leg (and passing the question's own check) is the cheapest: with a lower bound that never
 overestimates and never drops by more than the distance moved (a distance to a set does
-neither), A* settles nodes with their true cost.
+neither), A* settles nodes with their true cost. The check sees the path, so a question may
+accept an end for the way it is reached (an end legal once the path has trampled GRASS).
 
 Nodes settled for one question stay settled for the next question from the same start, so a
 charge asks for its end, its base-contact end and its "as close as possible" end from one
@@ -80,7 +81,8 @@ class Question:
     def lower_bound(self, x: float, y: float) -> float:
         return 0.0
 
-    def accept(self, s: Search, t: Terminals, i: int) -> bool:
+    def accept(self, s: Search, t: Terminals, i: int, path: Path) -> bool:
+        """A last check of terminal i, given the path that reaches it."""
         return True
 
 
@@ -425,8 +427,9 @@ class Search:
             _, g, key, pred, _, sweep, ti = run[int(hit)]
             m = -key - _TBASE - ti * _TSTRIDE
             t = self._terms[ti]
-            if self._q.accept(self, t, m):
-                return Found(g, t, m, self._path(pred, t, m, sweep), self._origin(pred))
+            path = self._path(pred, t, m, sweep)
+            if self._q.accept(self, t, m, path):
+                return Found(g, t, m, path, self._origin(pred))
         return None
 
     # ---- answers -----------------------------------------------------------------------------

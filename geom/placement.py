@@ -16,6 +16,9 @@
 - DEPLOY (§8.5.5): the entry edge serves as the leading model's starting base: the model starts
   off the table touching the edge and moves up to its Speed onto it by a legal path (gap rule
   included); the unit may not end inside the opponent's zone of influence nor out of coherency.
+  A standable top that the entry edge actually touches may be entered straight from the edge,
+  as if the edge were an access point (FAQ 배치: "진입 변이 그 지형에 실제로 닿아 있으면 고지대 위로
+  바로 배치할 수 있습니다"; `with_entry_access`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import shapely
 from shapely.geometry import LineString
 from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
@@ -33,10 +37,12 @@ from shapely.geometry.base import BaseGeometry
 from . import bases
 from . import distance as dist
 from .coherency import coherency
+from .destroyed import destroyed_by
 from .end_position import bases_overlap
 from .errors import TmgError
 from .model import TOLERANCE, Battlefield, Model, Point, Unit
 from .movement import Navigator, Path, Segment, allowance_of, end_position_ok
+from .obstacles import is_level
 from .verdict import Verdict
 
 RULE_DIRECT = "4.5 directly towards & directly away"
@@ -134,10 +140,12 @@ def directly(bf: Battlefield, unit: Unit, model: Model, target: Unit, distance: 
     end = (float(s[0] + lo_t * u[0]), float(s[1] + lo_t * u[1]))
     full = best_path.length >= distance - 0.01
     how = "the full distance" if full else f"{best_path.length:.3f}\" of {distance:g}\" (blocked)"
+    gone = destroyed_by(bf, unit, model, best_path)
     return Verdict(True, RULE_DIRECT, f"{model.ref} moves {'away from' if away else 'towards'} "
                    f"{tm.ref}: {how}, ending at ({end[0]:.3f}, {end[1]:.3f})", end,
                    {"target_model": tm.ref, "path": [list(p) for p in best_path.points],
-                    "path_length": best_path.length, "distance": distance, "full": full})
+                    "path_length": best_path.length, "distance": distance, "full": full,
+                    "destroys_grass": list(gone.grass), "removed": list(gone.removed)})
 
 
 # --------------------------------------------------------------------------- PLACE
@@ -151,7 +159,8 @@ def place(bf: Battlefield, unit: Unit, model: Model, at: Point, x: float, *,
     if far > x + TOLERANCE:
         return Verdict(False, RULE_PLACE, f"not wholly within {x:g}\" of where it was (its base "
                        f"would reach {far:.3f}\" away)", at, {"farthest": far})
-    end = end_position_ok(bf, unit, at, model=model, engage_ok=engage_ok, any_top=True)
+    end = end_position_ok(bf, unit, at, model=model, engage_ok=engage_ok, any_top=True,
+                          moving=False)
     if not end.ok:
         return Verdict(False, end.rule, end.reason, at, end.details)
     return Verdict(True, RULE_PLACE, f"{model.ref} may be placed at ({at[0]:g}, {at[1]:g})", at,
@@ -222,6 +231,18 @@ def edge_named(bf: Battlefield, name: str) -> LineString:
     return edges[name]
 
 
+def with_entry_access(bf: Battlefield, edges: list[LineString]) -> Battlefield:
+    """`bf` where every top the entry edges touch has the edge as an access point (FAQ 배치), for
+    the deploying leading model's path only: its wall along the table edge is open."""
+    strip = shapely.union_all([e.buffer(2 * TOLERANCE, cap_style="flat") for e in edges])
+    changed = []
+    for p in bf.terrain:
+        if is_level(p) and float(p.footprint.distance(shapely.union_all(edges))) <= TOLERANCE:
+            p = replace(p, access_points=(*p.access_points, strip))
+        changed.append(p)
+    return replace(bf, terrain=tuple(changed))
+
+
 def deploy_path(nav: Navigator, model: Model, to: Point,
                 edges: list[LineString]) -> Path | None:
     """Shortest legal path from off the table, touching an entry edge, to `to`.
@@ -276,14 +297,16 @@ def deploy(bf: Battlefield, unit: Unit, to: Point, *, positions: Mapping[str, Po
     else:
         edges = [edge]
     allowance = allowance_of(unit) if allowance is None else allowance
-    nav = Navigator(bf, unit)
+    nav = Navigator(with_entry_access(bf, edges), unit)
     to = (float(to[0]), float(to[1]))
     path = deploy_path(nav, lead, to, edges)
     details: dict[str, Any] = {"allowance": allowance}
     if path is not None:
         details["path"] = [list(p) for p in path.points]
         details["path_length"] = path.length
-        details["destroys_grass"] = list(path.grass)
+        gone = destroyed_by(bf, unit, lead, path)
+        details["destroys_grass"] = list(gone.grass)
+        details["removed"] = list(gone.removed)
     end = end_position_ok(bf, unit, to, model=lead)
     if not end.ok:
         return Verdict(False, end.rule, end.reason, to, {**details, **end.details})

@@ -38,6 +38,7 @@ from .crossings import (
     curve_roots_rows,
     feet,
     nearest_members,
+    ray_legs,
     support_many,
     vertices,
 )
@@ -52,7 +53,7 @@ from .endset import (
     shape_bounds,
 )
 from .freespace import in_cone
-from .model import Point
+from .model import Model, Point
 from .navigator import Navigator, _xy
 from .paths import EXACT_BOUND, Path, Segment, joined
 from .pathsearch import FixedEnds, Question, Search, Terminals
@@ -62,6 +63,7 @@ STEP_SAMPLES_MAX = 400
 STEP_REFINE = 2          # rounds of refinement around the best sampled stepped end
 
 Accept = Callable[[int, Point], bool]
+PathAccept = Callable[[EndSet, Point, Path], bool]  # an end of a set, judged with its path
 
 
 @dataclass
@@ -73,17 +75,25 @@ class _Target:
     prims: Primitives
     verts: Arr
 
+    @property
+    def rays(self) -> Arr:
+        return self.ends.rays
+
 
 class EndQuestion(Question):
     """The question "shortest path to any of these end sets" (see the module docstring).
-    `accept(tag, end)` may reject an end after all (an exact re-check)."""
+    `accept(tag, end)` may reject an end after all (an exact re-check); `path_accept(set,
+    end, path)` judges an end of that set with the path from the real start (`join` makes that
+    path of the search's)."""
 
-    def __init__(self, nav: Navigator, ends: Sequence[EndSet], accept: Accept | None = None
-                 ) -> None:
+    def __init__(self, nav: Navigator, ends: Sequence[EndSet], accept: Accept | None = None,
+                 path_accept: PathAccept | None = None) -> None:
         self.nav = nav
         self.fs = nav.fs
         self.targets: list[_Target] = []
         self.check = accept
+        self.path_check = path_accept
+        self.join: Callable[[Path], Path] = lambda p: p
         for es in ends:
             w = es.window()
             if w is None:
@@ -121,11 +131,13 @@ class EndQuestion(Question):
             best = min(best, math.hypot(max(x0 - x, 0.0, x - x1), max(y0 - y, 0.0, y - y1)))
         return best
 
-    def accept(self, s: Search, t: Terminals, i: int) -> bool:
-        if self.check is None:
-            return True
-        e = t.end[i]
-        return self.check(int(t.tag[i]), (float(e[0]), float(e[1])))
+    def accept(self, s: Search, t: Terminals, i: int, path: Path) -> bool:
+        e = (float(t.end[i, 0]), float(t.end[i, 1]))
+        tag = int(t.tag[i])
+        if self.check is not None and not self.check(tag, e):
+            return False
+        return self.path_check is None or self.path_check(self.targets[tag].ends, e,
+                                                          self.join(path))
 
     # ---- terminals from the start ------------------------------------------------------------
     def start_terminals(self, s: Search) -> Terminals | None:
@@ -135,6 +147,15 @@ class EndQuestion(Question):
             for ti, t in enumerate(self.targets):
                 e = t.ends.nudge(feet(t.prims, p))
                 e = np.vstack([t.verts, e[self.member(t.ends, e)]]) if len(e) else t.verts
+                if len(t.rays):  # legs that graze the edge of what a path must cross
+                    rd, re = ray_legs(p, 0.0, t.rays, t.prims)
+                    re = t.ends.nudge(re)
+                    ok = self.member(t.ends, re)
+                    rd, re = rd[ok], re[ok]
+                    ends.append(re)
+                    deps.append(rd)
+                    tags.append(np.full(len(re), ti))
+                    origin.append(np.full(len(re), si))
                 ends.append(e)
                 deps.append(np.repeat(p[None, :], len(e), axis=0))
                 tags.append(np.full(len(e), ti))
@@ -153,7 +174,7 @@ class EndQuestion(Question):
         rho = float(C.r[k])
         deps, ends, tags = [], [], []
         for ti, t in enumerate(self.targets):
-            d, e, fresh = _legs_from_circle(o, rho, t.prims, t.verts)
+            d, e, fresh = _legs_from_circle(o, rho, t.prims, t.verts, t.rays)
             if not len(e):
                 continue
             ok = np.ones(len(e), dtype=bool)
@@ -178,8 +199,8 @@ class EndQuestion(Question):
         return Terminals(dep[ok], end[ok], np.zeros(int(ok.sum())), tag[ok], k, rel[ok])
 
 
-def _legs_from_circle(o: Arr, rho: float, p: Primitives, verts: Arr
-                      ) -> tuple[Arr, Arr, NDArray[np.bool_]]:
+def _legs_from_circle(o: Arr, rho: float, p: Primitives, verts: Arr,
+                      rays: Arr | None = None) -> tuple[Arr, Arr, NDArray[np.bool_]]:
     """Departure points on circle (o, rho) and ends of the legs that leave it tangentially and
     may be shortest (see the module docstring). `fresh`: the end still needs a membership
     test (the crossing points `verts` passed it already)."""
@@ -253,6 +274,9 @@ def _legs_from_circle(o: Arr, rho: float, p: Primitives, verts: Arr
             if bx0 - rho <= o[0] <= bx1 + rho and by0 - rho <= o[1] <= by1 + rho:
                 cx = curve_crossings(cv, circ)
                 add(cx, cx, True)
+    if rays is not None and len(rays):  # legs tangent to the circles of `rays`
+        rd, re = ray_legs(o, rho, rays, p)
+        add(rd, re, True)
     if not ends:
         return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, dtype=bool)
     return np.vstack(deps), np.vstack(ends), np.concatenate(fresh)
@@ -279,21 +303,24 @@ def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
                  ends: Sequence[EndSet] | EndQuestion, *,
                  accept: Accept | None = None, bound: float = math.inf,
                  stepped: Sequence[EndSet] | None = None, step: float = STEP_SAMPLE,
-                 certify: bool = True) -> EndPath | None:
+                 certify: bool = True, path_accept: PathAccept | None = None
+                 ) -> EndPath | None:
     """Shortest legal path from `start` (or from the best of several starts) to a point of one
     of the end sets, shorter than `bound` (None if there is none). Exact for the shapes of
     `geom.endset`, up to the oval bounds of `Navigator` and the sample spacing of stepped ends
     (`error_bound`). Ends inside clearance zones are sought in `stepped` (default: the same
     sets; empty: none). A prepared `EndQuestion` (for the same navigator) may stand for the
-    end sets."""
+    end sets. `path_accept` judges an end with the path that reaches it."""
     raw = [start] if isinstance(start[0], int | float) else list(start)  # type: ignore[list-item]
     starts = [_xy(p) for p in raw]  # type: ignore[arg-type]
     if isinstance(ends, EndQuestion):
         q = ends
         q.check = accept
+        q.path_check = path_accept
         ends = [t.ends for t in q.targets]
     else:
-        q = EndQuestion(nav, ends, accept) if not nav.unit.flying else EndQuestion(nav, [])
+        q = EndQuestion(nav, ends, accept, path_accept) if not nav.unit.flying else \
+            EndQuestion(nav, [])
     if nav.unit.flying:
         got = [(i, _flying(nav, p, ends, accept, bound)) for i, p in enumerate(starts)]
         best_f = min(((i, g) for i, g in got if g is not None), default=None,
@@ -303,12 +330,13 @@ def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
         return None
     for i, p in enumerate(starts):
         for ti, t in enumerate(q.targets):
-            if t.ends.contains(np.array([p]))[0] and (accept is None or accept(ti, p)):
+            if t.ends.contains(np.array([p]))[0] and (accept is None or accept(ti, p)) and (
+                    path_accept is None or path_accept(t.ends, p, Path((p,), 0.0))):
                 return EndPath(nav._finish(Path((p,), 0.0)), ti, origin=i)
-    sq = q if stepped is None else EndQuestion(nav, stepped, accept)
+    sq = q if stepped is None else EndQuestion(nav, stepped, accept, path_accept)
     if len(starts) > 1 and not sq.empty:  # stepped ends are sought from one start at a time
         each = [path_to_ends(nav, p, q, accept=accept, bound=bound, stepped=stepped, step=step,
-                             certify=certify) for p in starts]
+                             certify=certify, path_accept=path_accept) for p in starts]
         pick = min(((i, e) for i, e in enumerate(each) if e is not None), default=None,
                    key=lambda ie: ie[1].path.length)  # type: ignore[union-attr]
         return None if pick is None else replace(pick[1], origin=pick[0])
@@ -317,6 +345,8 @@ def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
     if not valid:
         return None
     search = nav.search([e[0] for _, e in valid], [e[1] for _, e in valid])
+    real = {e[0]: starts[i] for i, e in valid}
+    q.join = sq.join = lambda p: joined(real.get(p.start, p.start), p, None)
     found = search.ask(q, bound)
     best: EndPath | None = None
     if found is not None:
@@ -325,7 +355,7 @@ def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
     if not sq.empty:
         (i, (_, s_step)), = valid
         limit = best.path.length if best is not None else bound
-        alt = _stepped(nav, search, starts[i], s_step, sq, limit, accept, step)
+        alt = _stepped(nav, search, starts[i], s_step, sq, limit, accept, step, path_accept)
         if alt is not None and (best is None or alt.path.length < best.path.length - EXACT_BOUND):
             best = alt
     if best is None:
@@ -334,12 +364,12 @@ def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
         return replace(best, path=nav._finish(best.path))
     windows = [t.window for t in q.targets]
     return replace(best, path=_certified(nav, best.path, starts[best.origin], ends, accept,
-                                         windows))
+                                         windows, path_accept))
 
 
 def _certified(nav: Navigator, path: Path, start: Point, ends: Sequence[EndSet],
-               accept: Accept | None, windows: Sequence[tuple[float, float, float, float]]
-               ) -> Path:
+               accept: Accept | None, windows: Sequence[tuple[float, float, float, float]],
+               path_accept: PathAccept | None = None) -> Path:
     """Oval bases among the obstacles: the same question on inscribed polygons bounds the
     error (`Navigator` docstring) — unless no oval comes near enough to matter: a shorter path
     would pass x with |start − x| + dist(x, ends) < the length found, and an oval's zone holds
@@ -351,7 +381,8 @@ def _certified(nav: Navigator, path: Path, start: Point, ends: Sequence[EndSet],
     if all(o.exact or s.distance(o.core) + min(w.distance(o.core) for w in wins) - 2 * o.rho
            >= path.length + EXACT_BOUND for o in nav.fs.obstacles):
         return nav._finish(path)
-    low = path_to_ends(nav.inner(), start, ends, accept=accept, stepped=(), certify=False)
+    low = path_to_ends(nav.inner(), start, ends, accept=accept, stepped=(), certify=False,
+                       path_accept=path_accept)
     bound = path.length - low.path.length if low is not None else math.inf
     return nav._finish(replace(path, error_bound=max(path.error_bound,
                                                      max(bound, 0.0) + EXACT_BOUND)))
@@ -380,7 +411,8 @@ def _flying(nav: Navigator, start: Point, ends: Sequence[EndSet], accept: Accept
 # --------------------------------------------------------------------------- stepped ends
 
 def _stepped(nav: Navigator, search: Search, start: Point, step0: float, q: EndQuestion,
-             limit: float, accept: Accept | None, h: float = STEP_SAMPLE) -> EndPath | None:
+             limit: float, accept: Accept | None, h: float = STEP_SAMPLE,
+             path_accept: PathAccept | None = None) -> EndPath | None:
     """The best end inside a clearance zone (see the module docstring), if any beats
     `limit`."""
     fs = nav.fs
@@ -394,7 +426,8 @@ def _stepped(nav: Navigator, search: Search, start: Point, step0: float, q: EndQ
         if not len(pts):
             continue
         for _ in range(STEP_REFINE + 1):
-            got = _best_stepped(nav, search, start, step0, pts, ti, limit, accept)
+            got = _best_stepped(nav, search, start, step0, pts, ti, limit, accept, path_accept,
+                                t.ends)
             if got is None:
                 break
             i, ep = got
@@ -411,7 +444,8 @@ def _stepped(nav: Navigator, search: Search, start: Point, step0: float, q: EndQ
 
 
 def _best_stepped(nav: Navigator, search: Search, start: Point, step0: float, pts: Arr, ti: int,
-                  limit: float, accept: Accept | None) -> tuple[int, EndPath] | None:
+                  limit: float, accept: Accept | None, path_accept: PathAccept | None = None,
+                  es: EndSet | None = None) -> tuple[int, EndPath] | None:
     entries = []
     for i, e in enumerate(pts):
         esc = nav.escape((float(e[0]), float(e[1])))
@@ -431,6 +465,8 @@ def _best_stepped(nav: Navigator, search: Search, start: Point, step0: float, pt
     p = joined(start, found.path, None)
     p = replace(p, points=(*p.points, e), pieces=(*p.pieces, Segment(p.end, e)),
                 length=p.length + st)
+    if path_accept is not None and es is not None and not path_accept(es, e, p):
+        return None
     return i, EndPath(p, ti, stepped=True)
 
 
@@ -470,6 +506,17 @@ def _around(t: _Target, where: Arr, h: float) -> tuple[Arr, NDArray[np.float64],
         pts = np.column_stack((x0 + u * (x1 - x0), y0 + u * (y1 - y0)))
         info = np.column_stack((np.ones(n), np.full(n, i), u))
     return pts, info, 2 * h / (n - 1)
+
+
+def stepped_needed(nav: Navigator, lead: Model, sets: Sequence[EndSet]) -> bool:
+    """Can a legal end lie inside a clearance zone? Only when the base is narrower than the
+    clearance (the gap rule then keeps the centre further from a wall or a base than the base
+    itself reaches), or near the edge of a top (a base may overhang it, FAQ)."""
+    if min(lead.base.a, lead.base.b) < nav.fs.clearance - 1e-9:
+        return True
+    windows = [w for es in sets if (w := es.window()) is not None]
+    return any(o.kind == "edge" and any(o.core.distance(sbox(*w)) < o.rho for w in windows)
+               for o in nav.fs.obstacles)
 
 
 # --------------------------------------------------------------------------- polygon regions

@@ -1,7 +1,7 @@
 """Which standable tops a ground unit can reach (rulebook §8.5.3, keyword IMPASSABLE TERRAIN,
 FAQ "지상 유닛이 이어지지 않은 고지대…" and FAQ 배치 "진입 변이 그 지형에 실제로 닿아 있으면").
 
-A top is a standable piece that is an elevation of its own (`geom.freespace.is_level`: a ramp, a
+A top is a standable piece that is an elevation of its own (`geom.obstacles.is_level`: a ramp, a
 piece with access points, or a standable piece of Size 2+). A ground unit can reach a top when
 
 - an **access point** lies on it (§8.5.3: elevation changes only through access points), or
@@ -38,9 +38,9 @@ from collections.abc import Iterable
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from .elevation import level_of_size, piece_effective_size
-from .freespace import is_level
 from .model import TOLERANCE, Battlefield, TerrainPiece
+from .obstacles import connected_tops as connected_tops
+from .obstacles import is_level
 
 AREA_TOLERANCE = 1e-9  # square inches: overlaps thinner than this are touching, not overlapping
 
@@ -51,20 +51,6 @@ def _overlaps(a: BaseGeometry, b: BaseGeometry) -> bool:
 
 def _has_access(p: TerrainPiece, access: list[BaseGeometry]) -> bool:
     return any(_overlaps(a, p.footprint) for a in access)
-
-
-def connected_tops(bf: Battlefield) -> dict[str, set[str]]:
-    """Top id -> the tops of the same elevation level whose footprints touch or overlap it."""
-    tops = [p for p in bf.terrain if is_level(p)]
-    level = {p.id: level_of_size(piece_effective_size(bf, p)) for p in tops}
-    out: dict[str, set[str]] = {p.id: set() for p in tops}
-    for i, p in enumerate(tops):
-        for q in tops[i + 1:]:
-            if level[p.id] == level[q.id] and \
-                    float(shapely.distance(p.footprint, q.footprint)) <= TOLERANCE:
-                out[p.id].add(q.id)
-                out[q.id].add(p.id)
-    return out
 
 
 def reachable_tops(bf: Battlefield, entry_edges: Iterable[BaseGeometry] = ()

@@ -241,9 +241,10 @@ def test_top_without_access_points_cannot_be_reached() -> None:
 
 
 def test_non_connected_high_grounds_cannot_be_crossed() -> None:
+    # FAQ "지상 유닛이 이어지지 않은 고지대…": 0.5" of air between two Size-3 tops
     a = TerrainPiece("a", 3, box(4, 2, 10, 10), standable=True,
                      access_points=(box(3.5, 5, 4.5, 7),))
-    b = TerrainPiece("b", 3, box(10, 2, 16, 10), standable=True,
+    b = TerrainPiece("b", 3, box(10.5, 2, 16, 10), standable=True,
                      access_points=(box(15.5, 5, 16.5, 7),))
     u = mk_unit("marines", "red", [(7, 6)])
     bf = Battlefield(Table(24, 12), (a, b), (u,))

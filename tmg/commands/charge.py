@@ -8,7 +8,7 @@ from typing import Any
 from geom.charge import charge
 from geom.errors import TmgError
 
-from ._common import add_file, finite_arg, load
+from ._common import add_file, finite_arg, load, piece_titles, titled
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -35,7 +35,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     except TmgError as exc:
         raise TmgError(exc.detail, file=args.file, obj=exc.obj or args.unit,
                        field=exc.field) from None
-    return answer.as_dict()
+    out = answer.as_dict()
+    out.setdefault("destroys_grass", [])
+    out.setdefault("removed", [])
+    out["terrain_titles"] = piece_titles(bf, [*out["destroys_grass"], *out["removed"]])
+    return out
 
 
 PRIORITY_WORDS = {"A": "base contact with a declared target model",
@@ -92,6 +96,10 @@ def text(r: dict[str, Any]) -> str:
         lines.append(f'  leading model {r["unit"]}/{r.get("leading")} ends at ({x:.3f}, {y:.3f})'
                      + (f' — {r["end_kind"]}' if r.get("end_kind") else ""))
         lines.append(_path_words(r))
+    if r.get("destroys_grass"):
+        lines.append(f'  destroys GRASS (gone for this charge\'s end): {titled(r, r["destroys_grass"])}')
+    if r.get("removed"):
+        lines.append(f'  removes from the game (LARGE): {titled(r, r["removed"])}')
     pl = r.get("placement")
     if pl:
         if pl["positions"]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from geom.close_combat import disengage
 
-from ._common import add_file, load, resolve_unit
+from ._common import add_file, load, piece_titles, resolve_unit, titled
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -43,7 +43,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if ans.path else None,
             "clear": clear, "destroyed": [ref(m) for m in ans.destroyed],
             "destroyed_reasons": {ref(m): why for m, why in ans.reasons.items()},
-            "positions": positions, "rule": ans.rule, "reason": ans.reason}
+            "positions": positions, "rule": ans.rule, "reason": ans.reason,
+            "destroys_grass": ans.destroys_grass, "removed": ans.removed,
+            "terrain_titles": piece_titles(bf, [*ans.destroys_grass, *ans.removed])}
 
 
 def text(r: dict[str, Any]) -> str:
@@ -56,6 +58,10 @@ def text(r: dict[str, Any]) -> str:
     if r["end"] is not None and others:
         lines.append("  placed clear: " + ", ".join(
             f"{m} at ({r['positions'][m][0]:.3f}, {r['positions'][m][1]:.3f})" for m in others))
+    if r.get("destroys_grass"):
+        lines.append(f'  destroys grass: {titled(r, r["destroys_grass"])}')
+    if r.get("removed"):
+        lines.append(f'  removes from the game (LARGE): {titled(r, r["removed"])}')
     for m in r["destroyed"]:
         why = r["destroyed_reasons"].get(m)
         lines.append(f"  destroyed: {m}" + (f" ({why})" if why else ""))

@@ -51,7 +51,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
              "path_length": cr.details.get("path_length") if cr.ok else None,
              "gap": cr.details.get("gap") if cr.ok else None,
              "leading": ref(cr.details["leading"]) if "leading" in cr.details else None,
-             "rule": cr.rule, "reason": cr.reason}
+             "rule": cr.rule, "reason": cr.reason,
+             "destroys_grass": cr.details.get("destroys_grass", []) if cr.ok else [],
+             "removed": cr.details.get("removed", []) if cr.ok else []}
     if "leaders_tried" in cr.details:
         close["leaders_tried"] = {ref(m): v for m, v in cr.details["leaders_tried"].items()}
         close["leaders_skipped"] = [ref(m) for m in cr.details.get("leaders_skipped", [])]

@@ -60,7 +60,8 @@ def _geojson(g: BaseGeometry) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     bf = load(args)
     out = _answer(bf, args)
-    out["terrain_titles"] = piece_titles(bf, out.get("destroys_grass", []))
+    out.setdefault("removed", [])
+    out["terrain_titles"] = piece_titles(bf, [*out.get("destroys_grass", []), *out["removed"]])
     return out
 
 
@@ -82,7 +83,8 @@ def _answer(bf: Any, args: argparse.Namespace) -> dict[str, Any]:
                     "path": v.details.get("path", []),
                     "path_length": v.details.get("path_length"),
                     "target_model": v.details.get("target_model"),
-                    "destroys_grass": []})
+                    "destroys_grass": v.details.get("destroys_grass", []),
+                    "removed": v.details.get("removed", [])})
         return out
     if args.to is None:
         raise TmgError("--to X,Y is required (unless --towards or --away)", file=args.file)
@@ -101,7 +103,8 @@ def _answer(bf: Any, args: argparse.Namespace) -> dict[str, Any]:
                     "path": v.details.get("path", []),
                     "path_length": v.details.get("path_length"),
                     "allowance": v.details.get("allowance"),
-                    "destroys_grass": v.details.get("destroys_grass", [])})
+                    "destroys_grass": v.details.get("destroys_grass", []),
+                    "removed": v.details.get("removed", [])})
         return out
     nav = mv.Navigator(bf, unit, tuple(ignore))
     chk = mv.check_move(bf, unit, model, to, allowance=args.allowance, nav=nav)
@@ -112,6 +115,7 @@ def _answer(bf: Any, args: argparse.Namespace) -> dict[str, Any]:
         "path": [list(p) for p in chk.path.points] if chk.path else [],
         "allowance": chk.allowance,
         "destroys_grass": v.details.get("destroys_grass", []),
+        "removed": v.details.get("removed", []),
         "error_bound": chk.path.error_bound if chk.path else None,
         "levels": list(chk.path.levels) if chk.path else [],
         "flying": unit.flying,
@@ -136,6 +140,8 @@ def text(r: dict[str, Any]) -> str:
                      + f' through {len(r["path"])} points')
     if r.get("destroys_grass"):
         lines.append(f'  destroys grass: {titled(r, r["destroys_grass"])}')
+    if r.get("removed"):
+        lines.append(f'  removes from the game (LARGE): {titled(r, r["removed"])}')
     if "reach_area" in r:
         lines.append(f'  reach: {r["reach_area"]:.2f} sq in')
     return "\n".join(lines)
