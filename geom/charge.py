@@ -228,6 +228,7 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
         "distance_bounds": [best.low, dist],
         "charge_distance": {str(r): speed + r + modifier for r in D6},
         "path_summary": path_summary(found.path),
+        "nearest_end": list(found.end),  # where the shortest legal charge ends
     }
     unsure = undecided_rolls(speed, modifier, best.low, dist)
     if unsure:

@@ -114,6 +114,8 @@ def check_move(bf: Battlefield, unit: Unit, model: Model, to: Point, *,
     gone = destroyed_by(bf, unit, model if path else model.moved_to(to), path)
     details["destroys_grass"] = list(gone.grass)
     details["removed"] = list(gone.removed)
+    if "standing_on" in end.details:
+        details["standing_on"] = end.details["standing_on"]
     if path is not None:
         details["path_length"] = path.length
         details["error_bound"] = path.error_bound

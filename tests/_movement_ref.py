@@ -41,17 +41,34 @@ def zones(bf: Battlefield, unit: Unit, ignore: tuple[str, ...] = ()) -> list[tup
     out: list[tuple[Any, float]] = []
     access = [a for p in bf.terrain for a in p.access_points]
     acc = shapely.union_all(access) if access else None
+    raptor = "raptor-variant" in unit.abilities  # the card: passes Size <= 4, any elevation
+
+    def is_level(p: Any) -> bool:
+        return p.can_stand_on and (p.kind == "ramp" or bool(p.access_points) or p.size >= 2)
+
+    def height(p: Any) -> int:
+        return p.size + (height(bf.piece(p.on)) if p.on else 0)
+
+    def band(h: int) -> int:
+        return 2 if h >= 3 else 1 if h >= 1 else 0
+
     for p in bf.terrain:
-        level = p.can_stand_on and (p.kind == "ramp" or p.access_points or p.size >= 2)
-        if level:
+        if p.kind == "force-field":  # FAQ: no Raptor exception
+            if unit.size <= 2:
+                out.append((p.footprint, c))
+        elif raptor and p.size <= 4:
+            continue
+        elif is_level(p):
             edge = p.footprint.boundary
             if acc is not None:
                 edge = edge.difference(acc)
+            # touching tops of one elevation are connected: their shared edge is open
+            for q in bf.terrain:
+                if q.id != p.id and is_level(q) and band(height(q)) == band(height(p)) \
+                        and p.footprint.distance(q.footprint) <= 1e-6:
+                    edge = edge.difference(q.footprint.buffer(1e-5))
             if not edge.is_empty:
                 out.append((edge, c))
-        elif p.kind == "force-field":
-            if unit.size <= 2:
-                out.append((p.footprint, c))
         elif p.size >= 2 and p.kind != "grass":
             g = p.footprint
             for o in p.openings:
