@@ -274,24 +274,79 @@ class EndSet:
 
     def nudge(self, pts: Arr) -> Arr:
         """Points on the edge of a closed exclusion (exactly 1" from an undeclared enemy) are not
-        in the set, though every point just beyond is: move them out by twice the tolerance, so
-        that the nearest end is found where the rule's limit puts it."""
+        in the set, though every point just beyond is: move them into the set by twice the
+        tolerance, so that the nearest end is found where the rule's limit puts it. Where such
+        an edge meets another boundary of the set (a corner: two enemies' ranges, a range and
+        the edge of an include), the point is moved off both at once."""
         out = np.array(pts, dtype=float).reshape(-1, 2)
+        if not any(self.closed) or not len(out):
+            return out
+        idx = np.zeros(0, dtype=np.int64)
         for shape, closed in zip(self.exclude, self.closed, strict=True):
-            if not closed or not len(out):
-                continue
-            d = _distance(shape, out)
-            near = np.nonzero(np.abs(d) <= 10 * TOLERANCE)[0]
-            if not len(near):
-                continue
-            h = 1e-7
-            p = out[near]
-            gx = (_distance(shape, p + (h, 0.0)) - _distance(shape, p - (h, 0.0))) / (2 * h)
-            gy = (_distance(shape, p + (0.0, h)) - _distance(shape, p - (0.0, h))) / (2 * h)
-            g = np.column_stack((gx, gy))
-            g /= np.maximum(np.hypot(gx, gy), 1e-12)[:, None]
-            out[near] = p + (2 * TOLERANCE - d[near])[:, None] * g
+            if closed:
+                d = _distance(shape, out)
+                idx = np.union1d(idx, np.nonzero(np.abs(d) <= 10 * TOLERANCE)[0])
+        for i in idx:
+            out[i] = self._off_edges(out[i])
         return out
+
+    def _margins(self, p: Arr) -> Arr:
+        """How far inside each boundary of the set p lies (≥ 0: that condition holds, with the
+        tolerance on the side the rule's wording puts it; see `contains`)."""
+        q = p[None, :]
+        x0, y0, x1, y1 = self.box
+        out = [p[0] - x0 + TOLERANCE, x1 - p[0] + TOLERANCE, p[1] - y0 + TOLERANCE,
+               y1 - p[1] + TOLERANCE]
+        for group in self.include:
+            if group:
+                out.append(TOLERANCE - min(float(_distance(s, q)[0]) for s in group))
+        for shape, closed in zip(self.exclude, self.closed, strict=True):
+            d = float(_distance(shape, q)[0])
+            out.append(d - TOLERANCE if closed else d + TOLERANCE)
+        return np.array(out)
+
+    def _off_edges(self, p: Arr) -> Arr:
+        """p moved so that every boundary it lies on is TOLERANCE behind it: up to 4 steps of
+        a Newton move on the one or two tightest conditions; where two boundaries touch
+        head-on (two enemies' ranges just meeting), the way in runs along them, so steps of
+        growing length are tried along their common tangent."""
+        want, h = TOLERANCE, 1e-7
+        start = p
+        G = np.zeros((0, 2))
+        for _ in range(4):
+            m = self._margins(p)
+            tight = np.nonzero(m < want)[0]
+            if not len(tight):
+                return p
+            tight = tight[np.argsort(m[tight])][:2]
+            gx = (self._margins(p + (h, 0.0)) - self._margins(p - (h, 0.0)))[tight] / (2 * h)
+            gy = (self._margins(p + (0.0, h)) - self._margins(p - (0.0, h)))[tight] / (2 * h)
+            G = np.column_stack((gx, gy))
+            t = 2 * want - m[tight]
+            if len(tight) == 2 and abs(np.linalg.det(G)) > 1e-6:
+                v = np.linalg.solve(G, t)
+            else:
+                g = G[0] / max(float(np.hypot(*G[0])), 1e-12)
+                v = g * t[0]
+            p = p + v
+        if (self._margins(p) >= 0).all() or not len(G):
+            return p
+        g = G[0] / max(float(np.hypot(*G[0])), 1e-12)
+        along = np.array([-g[1], g[0]])
+        lo = 0.0
+        for step in 1e-6 * 2.0 ** np.arange(16):
+            for side in (1.0, -1.0):
+                if (self._margins(start + side * step * along) >= 0).all():
+                    hi = float(step)
+                    for _ in range(24):  # the shortest such step, to 1e-7 of it
+                        mid = (lo + hi) / 2
+                        if (self._margins(start + side * mid * along) >= 0).all():
+                            hi = mid
+                        else:
+                            lo = mid
+                    return start + side * hi * along
+            lo = float(step)
+        return p
 
     def pieces(self, w: tuple[float, float, float, float], extra: Primitives | None = None
                ) -> Primitives:

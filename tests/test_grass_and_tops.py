@@ -276,3 +276,96 @@ def test_8_5_4_disengage_through_shrubs_destroys_them():
     bf = Battlefield(Table(30, 30), (g,), (us, foe))
     d = disengage(bf, us)
     assert d.possible and d.destroys_grass == ["shrubs"] and "destroys GRASS" in d.reason
+
+
+# --------------------------------------------------------------------------- exact end sets
+# disengage and close ranks against a grid of end points, each judged by the exact checks
+# alone (no end set): the engine finds a move whenever the grid does, never a longer one (a
+# single-model disengage), and its own end passes the same checks
+
+@st.composite
+def crowded(draw):
+    n = draw(st.integers(1, 3))
+    a0 = draw(st.floats(0, 2 * math.pi))
+    foes = []
+    for k in range(n):
+        ang = a0 + k * 2 * math.pi / n + draw(st.floats(-0.3, 0.3))
+        gap = draw(st.floats(0.0, 0.95)) if k == 0 else draw(st.floats(0.2, 3.0))
+        d = 2 * R + gap
+        foes.append((15 + d * math.cos(ang), 15 + d * math.sin(ang)))
+    walls = []
+    if draw(st.booleans()):  # a wall on one side, clear of the unit
+        x = draw(st.sampled_from([11.4, 12.2, 16.8, 17.6])) + draw(st.floats(0, 0.4))
+        walls.append(TerrainPiece("wall", 3, box(x, 12, x + 0.4, 18)))
+    if draw(st.booleans()):
+        walls.append(TerrainPiece("deck", 2, box(11, 11, 19, 19), standable=True,
+                                  access_points=(box(18.5, 18, 19.5, 19),)))
+    return foes, walls
+
+
+def _crowd(foes, walls, speed=2, n=1):
+    us = mk("us", "red", [(15, 15), (15 - 2 * R, 15)][:n], size=2, speed=speed, leading="1")
+    foe = mk("foe", "blue", foes, size=2)
+    bf = Battlefield(Table(30, 30), tuple(walls), (us, foe))
+    ms = list(bf.models())
+    if any(math.dist(a.at, b.at) < 2 * R - 1e-9 for i, a in enumerate(ms) for b in ms[i + 1:]):
+        return None
+    if any(w.footprint.distance(Model.make("x", unit="x", owner="red", at=m.at, base=B32,
+                                           size=1).ellipse.shape) <= 0
+           for w in walls if w.id == "wall" for m in ms):
+        return None
+    return bf, us
+
+
+@settings(max_examples=8, deadline=None)
+@given(crowded())
+def test_8_5_4_disengage_against_a_grid_of_ends(scene):
+    got = _crowd(*scene)
+    if got is None:
+        return
+    bf, us = got
+    d = disengage(bf, us)
+    lead = us.models[0]
+    nav = navigator_for(bf, us)
+    best = math.inf
+    for x in np.arange(15 - 2.0, 15 + 2.0, 0.1):
+        for y in np.arange(15 - 2.0, 15 + 2.0, 0.1):
+            if math.dist((x, y), lead.at) > 2 or not mv.end_position_ok(bf, us, (x, y),
+                                                                        model=lead).ok:
+                continue
+            p = nav.shortest_path(lead.at, (x, y))
+            if p is not None and p.length <= 2 + 1e-9:
+                best = min(best, p.length)
+    if not d.leading or d.end is None:  # not engaged, or failed
+        assert (d.end is None and best == math.inf) or "not engaged" in d.reason
+        return
+    assert d.possible and d.path_length is not None and d.path_length <= best + 1e-6
+    assert mv.end_position_ok(bf, us, d.end, model=lead).ok
+
+
+@settings(max_examples=8, deadline=None)
+@given(crowded())
+def test_8_8_1_close_ranks_against_a_grid_of_ends(scene):
+    from geom.close_combat import close_ranks
+
+    got = _crowd(*scene, n=2)
+    if got is None:
+        return
+    bf, us = got
+    v = can_close_ranks(bf, us, leading="1")
+    if "not engaged" in v.reason or "base contact" in v.reason:
+        return
+    lead = us.models[0]
+    found = False
+    for x in np.arange(15 - 3.0, 15 + 3.0, 0.2):
+        for y in np.arange(15 - 3.0, 15 + 3.0, 0.2):
+            if math.dist((x, y), lead.at) <= 3 and close_ranks(bf, us, (x, y), leading="1"):
+                found = True
+                break
+        if found:
+            break
+    if found:
+        assert v.ok, v.reason
+    if v.ok:
+        end = tuple(v.witness[-1])
+        assert close_ranks(bf, us, end, leading="1").ok
