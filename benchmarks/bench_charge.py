@@ -8,24 +8,23 @@ The table is examples/battle-standard-1.toml (standard map 1 with the Gauntlet c
   `tmg charge` command does);
 - "new, warm": one battlefield for all (the navigator of each unit kept, as in one session or
   a command asking several questions);
-- "before": the engine as it was before this change (`geom` at git commit BEFORE, exported to
-  a temporary package), same charges, same battlefield objects.
+- "before": the engine as it was at an earlier commit (`--before REV`, default BEFORE: the last
+  commit before the split and the rework; `geom` exported to a temporary package), same
+  charges, same battlefield objects.
 
 Then `tmg report`'s work on the same table, split into its parts, new and before.
 Prints one table; exits 0.
 
-    .venv/bin/python benchmarks/bench_charge.py [--repeat N]
+    .venv/bin/python benchmarks/bench_charge.py [--repeat N] [--before REV]
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import scenario  # noqa: E402
+from benchmarks._before import old_package, to_before  # noqa: E402
 from geom.charge import charge  # noqa: E402
 
 BEFORE = "cd6fdc8"  # the last commit before the split and the rework
@@ -46,37 +46,6 @@ CHARGES = [  # (unit, models, target)
     ("zerglings-a", 10, "marines-a"),
     ("zerglings-b", 10, "marines-b"),
 ]
-
-
-def old_package() -> Any:
-    """`geom` as it was at BEFORE, importable as `geom_before`."""
-    tmp = Path(tempfile.mkdtemp(prefix="geom_before_"))
-    tar = subprocess.run(["git", "-C", str(ROOT), "archive", BEFORE, "geom"],
-                         capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(tmp)], input=tar, check=True)
-    (tmp / "geom").rename(tmp / "geom_before")
-    sys.path.insert(0, str(tmp))
-    return importlib.import_module("geom_before")
-
-
-def to_before(obj: Any, om: Any) -> Any:
-    """The same battlefield built from the old package's model classes (its code tests
-    isinstance against them)."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        cls = getattr(om, type(obj).__name__, None)
-        if cls is not None:
-            kw = {f.name: to_before(getattr(obj, f.name), om) for f in dataclasses.fields(obj)
-                  if f.init}
-            return cls(**kw)
-    if isinstance(obj, tuple):
-        return tuple(to_before(x, om) for x in obj)
-    if isinstance(obj, list):
-        return [to_before(x, om) for x in obj]
-    if isinstance(obj, dict):
-        return {k: to_before(v, om) for k, v in obj.items()}
-    if isinstance(obj, frozenset):
-        return frozenset(to_before(x, om) for x in obj)
-    return obj
 
 
 def load_before(om: Any) -> Any:
@@ -224,8 +193,11 @@ def bench_report(repeat: int) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--before", default=BEFORE, metavar="REV",
+                    help=f"the git commit to compare with (default {BEFORE})")
     args = ap.parse_args()
-    old = old_package()
+    print(f"before = geom at {args.before}")
+    old = old_package(args.before)
     bench_charges(args.repeat, old)
     bench_report(args.repeat)
     return 0

@@ -5,7 +5,10 @@ Runs `geom.movement` on the `standard-1` layout (or, without map data, a fixed-s
 table of 32 pieces) with enemy units on it, and — in the same run, on the same inflated
 obstacles — extremitypathfinder, if it is installed. Prints one table; exits 0 either way.
 
-    .venv/bin/python benchmarks/bench_movement.py [--queries N] [--seed S]
+    .venv/bin/python benchmarks/bench_movement.py [--queries N] [--seed S] [--before REV]
+
+With `--before REV` the same path and move queries also run on the engine as it was at git
+commit REV (exported beside today's), and the table gives both and their ratio, from one run.
 
 extremitypathfinder is only needed for the comparison. It pins numpy<2; install it without
 letting pip downgrade numpy:  pip install --no-deps extremitypathfinder networkx
@@ -34,6 +37,7 @@ from shapely.geometry.polygon import orient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._before import old_package, to_before  # noqa: E402
 from geom import movement as mv  # noqa: E402
 from geom.model import Base, Battlefield, Model, Speed, Table, TerrainPiece, Unit  # noqa: E402
 
@@ -177,6 +181,28 @@ def growth(queries: int, eager_max: int, seed: int) -> None:
           "the table; a navigator kept between queries also keeps the tangents it has built)")
 
 
+def before_columns(old: object, bf: Battlefield, pairs: list, tq: float, tm: float) -> str:
+    """The same path and move queries on the old engine: its ms per query and the ratios."""
+    import importlib
+
+    omv = importlib.import_module(f"{old.__name__}.movement")
+    om = importlib.import_module(f"{old.__name__}.model")
+    obf = to_before(bf, om)
+    mover = obf.unit("mover")
+    onav = omv.Navigator(obf, mover)
+    t0 = time.perf_counter()
+    for s, g in pairs:
+        onav.shortest_path(s, g)
+    oq = (time.perf_counter() - t0) / len(pairs)
+    model = mover.models[0]
+    t0 = time.perf_counter()
+    for s, g in pairs:
+        omv.check_move(obf, mover, model.moved_to(s), g, nav=onav)
+    omove = (time.perf_counter() - t0) / len(pairs)
+    return (f"   before: path {oq * 1e3:.2f} ms/q ({oq / tq:.2f}x now), "
+            f"move {omove * 1e3:.2f} ms/q ({omove / tm:.2f}x now)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--queries", type=int, default=200)
@@ -186,7 +212,10 @@ def main() -> int:
     ap.add_argument("--growth-queries", type=int, default=20)
     ap.add_argument("--eager-max", type=int, default=300,
                     help="largest table (pieces) on which the eager reference graph is built")
+    ap.add_argument("--before", metavar="REV",
+                    help="also time the same queries on geom at this git commit")
     args = ap.parse_args()
+    old = old_package(args.before) if args.before else None
     name, table, terrain = table_terrain()
     try:
         import extremitypathfinder  # noqa: F401
@@ -222,6 +251,8 @@ def main() -> int:
                f"{build * 1e3:>10.1f}{nav.graph.n_circles_built:>8}{1 / tq:>10.0f}"
                f"{tq * 1e3:>8.2f}"
                f"{1 / tm:>10.0f}")
+        if old is not None:
+            row += before_columns(old, bf, pairs, tq, tm)
         if have_epf:
             env, free, eb = epf_environment(nav, args.quad_segs)
             shapely.prepare(free)

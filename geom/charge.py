@@ -57,7 +57,7 @@ from .charge_region import (
 )
 from .destroyed import destroyed_by, without
 from .end_position import base_on_table, bases_overlap
-from .endset import EndSet
+from .endset import EndSet, Shape
 from .engagement import ENGAGEMENT_RANGE, engaged_pairs
 from .errors import TmgError
 from .model import TOLERANCE, Battlefield, Model, Point, Unit
@@ -243,7 +243,7 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     allowance = speed + rolls.min_roll + modifier
     nav = navigator_for(bf, unit)
     end_path, how, contact = suggest_end(bf, unit, nav, lead, targets, best.ends, found,
-                                         allowance)
+                                         allowance, best.question)
     details["end_kind"] = how
     details["contact_distance"] = contact.path.length if contact is not None else None
     details["contact_roll"] = (roll_table(speed, modifier, contact.path.length).min_roll
@@ -284,6 +284,7 @@ class Measured:
     found: EndPath | None
     low: float
     ends: ChargeEnds
+    question: EndQuestion | None = None  # the prepared ends the search was asked about
 
     @property
     def high(self) -> float:
@@ -324,13 +325,17 @@ def measure(bf: Battlefield, unit: Unit, leads: Sequence[Model], targets: Sequen
             low = high - up.path.error_bound if up is not None else bound
         else:
             lo_nav = nav.inner() if nav.inexact else nav
-            lo = path_to_ends(lo_nav, starts, ce.outer, bound=min(bound, high), step=step,
+            okey = ("charge question, outer", id(lo_nav), *key[1:])
+            qo = bf.scratch.get(okey)
+            if not isinstance(qo, EndQuestion):
+                qo = bf.scratch[okey] = EndQuestion(lo_nav, ce.outer)
+            lo = path_to_ends(lo_nav, starts, qo, bound=min(bound, high), step=step,
                               stepped=None if steps is None else (),
                               path_accept=trample_check(bf, unit, leads[0], targets, exact=False)
                               if ce.tramples else None)
             low = lo.path.length - lo.path.error_bound if lo is not None else min(bound, high)
         if not undecided_rolls(speed, modifier, low, high) or level >= MAX_LEVEL:
-            return Measured(lead, up, min(low, high), ce)
+            return Measured(lead, up, min(low, high), ce, q)
         level += 1
 
 
@@ -452,15 +457,26 @@ def _why_no_end(er: EndRegion, tids: list[str]) -> str:
 
 
 def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
-                targets: Sequence[Unit], ce: ChargeEnds, shortest: EndPath, allowance: float
-                ) -> tuple[EndPath, str, EndPath | None]:
+                targets: Sequence[Unit], ce: ChargeEnds, shortest: EndPath, allowance: float,
+                prepared: EndQuestion | None = None) -> tuple[EndPath, str, EndPath | None]:
     """Where the leading model goes with `allowance` inches (§8.7.7 step 4): base contact with a
     target model if it can reach one, else as close as possible to the targets within 1".
-    Every question is asked of the search that measured the charge. Also the shortest path
-    into base contact (None if there is none)."""
+    Every question is asked of the search that measured the charge, and narrows the ends it
+    was asked about (`prepared`, when it was asked on `nav`): their pieces and crossings are
+    not prepared again. Also the shortest path into base contact (None if there is none)."""
     accept, pacc = end_checks(bf, unit, lead, targets, ce)
     steps = None if needs_stepped_ends(nav, lead, ce) else ()
-    contact = path_to_ends(nav, lead.at, with_group(ce, contact_shapes(lead, targets, 0.0)).inner,
+    base = prepared if prepared is not None and prepared.nav is nav else None
+
+    def ends(groups: list[list[Shape]]) -> EndQuestion | list[EndSet]:
+        if base is not None:
+            return base.narrowed(groups)
+        near = ce
+        for g in groups:
+            near = with_group(near, g)
+        return near.inner
+
+    contact = path_to_ends(nav, lead.at, ends([contact_shapes(lead, targets, 0.0)]),
                            accept=accept, path_accept=pacc, stepped=steps, certify=False)
     if contact is not None and contact.path.length <= allowance + TOLERANCE:
         return contact, "base contact", contact
@@ -481,11 +497,8 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
         d = (lo + hi) / 2 if not math.isfinite(f_lo) or f_lo <= f_hi else \
             hi - f_hi * (hi - lo) / (f_hi - f_lo)
         d = min(max(d, lo + CLOSE_TOL / 4), hi - CLOSE_TOL / 4)
-        near = ce
-        for t in targets:
-            near = with_group(near, contact_shapes(lead, [t], d))
-        got = path_to_ends(nav, lead.at, near.inner, accept=accept, path_accept=pacc,
-                           stepped=steps, certify=False)
+        got = path_to_ends(nav, lead.at, ends([contact_shapes(lead, [t], d) for t in targets]),
+                           accept=accept, path_accept=pacc, stepped=steps, certify=False)
         f = (got.path.length if got is not None else math.inf) - allowance
         if got is not None and f <= TOLERANCE:
             best, hi, f_hi = got, d, f

@@ -272,6 +272,17 @@ def vertices(p: Primitives) -> Arr:
     return np.vstack(parts)
 
 
+def cross_vertices(a: Primitives, b: Primitives) -> Arr:
+    """Where a piece of `a` crosses a piece of `b`, and b's corners: with `vertices` of each,
+    the vertices of the two together (a set narrowed by a new include group reuses its own)."""
+    parts = [b.points, circle_circle(a.circles, b.circles), circle_segment(a.circles, b.segments),
+             circle_segment(b.circles, a.segments), segment_segment(a.segments, b.segments)]
+    plain_b = Primitives(b.circles, b.segments)
+    parts += [curve_crossings(cv, a) for cv in b.curves]
+    parts += [curve_crossings(cv, plain_b) for cv in a.curves]
+    return np.vstack(parts)
+
+
 def nearest_members(es: EndSet, toward: tuple[float, float], grid: float = 0.125,
                     extra: Primitives | None = None) -> Iterator[Arr]:
     """Points of the set by distance from `toward`: first every point where the distance can

@@ -277,7 +277,7 @@ class EndSet:
         in the set, though every point just beyond is: move them into the set by twice the
         tolerance, so that the nearest end is found where the rule's limit puts it. Where such
         an edge meets another boundary of the set (a corner: two enemies' ranges, a range and
-        the edge of an include), the point is moved off both at once."""
+        the edge of an include), the point is moved off both at once (`_off_edges`)."""
         out = np.array(pts, dtype=float).reshape(-1, 2)
         if not any(self.closed) or not len(out):
             return out
@@ -286,61 +286,91 @@ class EndSet:
             if closed:
                 d = _distance(shape, out)
                 idx = np.union1d(idx, np.nonzero(np.abs(d) <= 10 * TOLERANCE)[0])
-        for i in idx:
-            out[i] = self._off_edges(out[i])
+        if not len(idx):
+            return out
+        M = self._margins(out[idx])
+        # a point far outside some condition is no end however it is moved
+        keep = (M >= -10 * TOLERANCE).all(axis=1)
+        idx, M = idx[keep], M[keep]
+        if not len(idx):
+            return out
+        P = out[idx]
+        tight = M < 2 * TOLERANCE
+        n_tight = tight.sum(axis=1)
+        # one tight condition, a closed range's edge: a step straight out of it (batched)
+        one = np.nonzero(n_tight == 1)[0]
+        if len(one):
+            col = np.argmax(tight[one], axis=1)
+            for c in np.unique(col):
+                rows = one[col == c]
+                g = self._gradient(P[rows], [int(c)])[:, 0, :]
+                P[rows] += (2 * TOLERANCE - M[rows, c])[:, None] * g
+        for r in np.nonzero(n_tight > 1)[0]:
+            P[r] = self._off_edges(P[r], [int(c) for c in np.nonzero(tight[r])[0]])
+        out[idx] = P
         return out
 
-    def _margins(self, p: Arr) -> Arr:
-        """How far inside each boundary of the set p lies (≥ 0: that condition holds, with the
-        tolerance on the side the rule's wording puts it; see `contains`)."""
-        q = p[None, :]
+    def _margins(self, P: Arr, cols: Sequence[int] | None = None) -> Arr:
+        """How far inside each of the set's conditions the points lie, one column each (the box's
+        four sides, each include group, each exclusion; `cols` picks some): ≥ 0 where it holds,
+        with the tolerance on the side the rule's wording puts it (as in `contains`)."""
+        P = np.asarray(P, dtype=float).reshape(-1, 2)
         x0, y0, x1, y1 = self.box
-        out = [p[0] - x0 + TOLERANCE, x1 - p[0] + TOLERANCE, p[1] - y0 + TOLERANCE,
-               y1 - p[1] + TOLERANCE]
-        for group in self.include:
-            if group:
-                out.append(TOLERANCE - min(float(_distance(s, q)[0]) for s in group))
-        for shape, closed in zip(self.exclude, self.closed, strict=True):
-            d = float(_distance(shape, q)[0])
-            out.append(d - TOLERANCE if closed else d + TOLERANCE)
-        return np.array(out)
-
-    def _off_edges(self, p: Arr) -> Arr:
-        """p moved so that every boundary it lies on is TOLERANCE behind it: up to 4 steps of
-        a Newton move on the one or two tightest conditions; where two boundaries touch
-        head-on (two enemies' ranges just meeting), the way in runs along them, so steps of
-        growing length are tried along their common tangent."""
-        want, h = TOLERANCE, 1e-7
-        start = p
-        G = np.zeros((0, 2))
-        for _ in range(4):
-            m = self._margins(p)
-            tight = np.nonzero(m < want)[0]
-            if not len(tight):
-                return p
-            tight = tight[np.argsort(m[tight])][:2]
-            gx = (self._margins(p + (h, 0.0)) - self._margins(p - (h, 0.0)))[tight] / (2 * h)
-            gy = (self._margins(p + (0.0, h)) - self._margins(p - (0.0, h)))[tight] / (2 * h)
-            G = np.column_stack((gx, gy))
-            t = 2 * want - m[tight]
-            if len(tight) == 2 and abs(np.linalg.det(G)) > 1e-6:
-                v = np.linalg.solve(G, t)
+        nb, ni = 4, len(self.include)
+        which = range(nb + ni + len(self.exclude)) if cols is None else cols
+        out = []
+        for c in which:
+            if c < nb:
+                v = (P[:, 0] - x0, x1 - P[:, 0], P[:, 1] - y0, y1 - P[:, 1])[c] + TOLERANCE
+            elif c < nb + ni:
+                group = self.include[c - nb]
+                v = (TOLERANCE - np.min([_distance(s, P) for s in group], axis=0) if group
+                     else np.full(len(P), -np.inf))
             else:
-                g = G[0] / max(float(np.hypot(*G[0])), 1e-12)
-                v = g * t[0]
-            p = p + v
-        if (self._margins(p) >= 0).all() or not len(G):
+                k = c - nb - ni
+                d = _distance(self.exclude[k], P)
+                v = d - TOLERANCE if self.closed[k] else d + TOLERANCE
+            out.append(v)
+        return np.column_stack(out) if out else np.zeros((len(P), 0))
+
+    def _gradient(self, P: Arr, cols: Sequence[int], h: float = 1e-7) -> Arr:
+        """Unit gradients (n, len(cols), 2) of those margins, by central differences."""
+        gx = (self._margins(P + (h, 0.0), cols) - self._margins(P - (h, 0.0), cols)) / (2 * h)
+        gy = (self._margins(P + (0.0, h), cols) - self._margins(P - (0.0, h), cols)) / (2 * h)
+        g = np.stack((gx, gy), axis=-1)
+        return g / np.maximum(np.linalg.norm(g, axis=-1, keepdims=True), 1e-12)
+
+    def _off_edges(self, p: Arr, cols: list[int]) -> Arr:
+        """p, on the boundaries `cols`, moved so that each is TOLERANCE behind it: up to 4
+        Newton steps on the two tightest; where two boundaries touch head-on (two enemies'
+        ranges just meeting) the way in runs along them, so the shortest step along their
+        common tangent is found by doubling and bisection."""
+        start = p
+        g = np.zeros(2)
+        for _ in range(4):
+            m = self._margins(p, cols)[0]
+            if (m >= TOLERANCE).all():
+                break
+            order = np.argsort(m)[:2]
+            sel = [cols[i] for i in order]
+            G = self._gradient(p, sel)[0]
+            t = 2 * TOLERANCE - m[order]
+            g = G[0]
+            if len(sel) == 2 and abs(np.linalg.det(G)) > 1e-6:
+                p = p + np.linalg.solve(G, t)
+            else:
+                p = p + g * t[0]
+        if (self._margins(p)[0] >= 0).all():
             return p
-        g = G[0] / max(float(np.hypot(*G[0])), 1e-12)
         along = np.array([-g[1], g[0]])
         lo = 0.0
         for step in 1e-6 * 2.0 ** np.arange(16):
             for side in (1.0, -1.0):
-                if (self._margins(start + side * step * along) >= 0).all():
+                if (self._margins(start + side * step * along)[0] >= 0).all():
                     hi = float(step)
                     for _ in range(24):  # the shortest such step, to 1e-7 of it
                         mid = (lo + hi) / 2
-                        if (self._margins(start + side * mid * along) >= 0).all():
+                        if (self._margins(start + side * mid * along)[0] >= 0).all():
                             hi = mid
                         else:
                             lo = mid

@@ -34,6 +34,7 @@ from shapely.geometry.base import BaseGeometry
 from .crossings import (
     circle_circle,
     circle_segment,
+    cross_vertices,
     curve_crossings,
     curve_roots_rows,
     feet,
@@ -51,6 +52,7 @@ from .endset import (
     box_primitives,
     grown_primitives,
     shape_bounds,
+    shape_primitives,
 )
 from .freespace import in_cone
 from .model import Model, Point
@@ -74,6 +76,7 @@ class _Target:
     window: tuple[float, float, float, float]
     prims: Primitives
     verts: Arr
+    crossings: Arr  # every crossing of the pieces, before the membership test
 
     @property
     def rays(self) -> Arr:
@@ -100,9 +103,36 @@ class EndQuestion(Question):
                 continue
             es = es.near(w)
             p = es.pieces(w, self._free_space_pieces(w))
-            v = es.nudge(vertices(p))
-            v = v[self.member(es, v)] if len(v) else v
-            self.targets.append(_Target(es, w, p, v))
+            raw = vertices(p)
+            self.targets.append(_Target(es, w, p, self._members(es, raw), raw))
+
+    def _members(self, es: EndSet, raw: Arr) -> Arr:
+        v = es.nudge(raw)
+        return v[self.member(es, v)] if len(v) else v
+
+    def narrowed(self, groups: Sequence[list[Shape]]) -> EndQuestion:
+        """The same question with every end also inside some shape of each group (e.g. "in
+        base contact"): the sets' pieces and crossings are reused, only those of the new
+        shapes are added."""
+        q = EndQuestion(self.nav, [], self.check, self.path_check)
+        extra = Primitives()
+        for g in groups:
+            for shape in g:
+                extra.extend(shape_primitives(shape))
+        new = vertices(extra)
+        for t in self.targets:
+            es = t.ends
+            for g in groups:
+                es = es.with_group(g)
+            w = es.window()
+            if w is None:
+                continue
+            p = Primitives()
+            p.extend(t.prims)
+            p.extend(extra)
+            raw = np.vstack([t.crossings, new, cross_vertices(t.prims, extra)])
+            q.targets.append(_Target(es, w, p, q._members(es, raw), raw))
+        return q
 
     def _free_space_pieces(self, w: tuple[float, float, float, float]) -> Primitives:
         """The boundary of the free space near the window: offsets of obstacle cores."""
