@@ -69,12 +69,14 @@ def bench_charges(repeat: int, old: Any) -> None:
     print(f"charges on {TABLE.name} (place=True: verdict, end, path and placement)")
     head = (f"{'unit':<13}{'models':>7}{'target':>13}{'min d':>9}{'roll':>5}"
             f"{'new cold ms':>12}{'new warm ms':>12}{'verdict ms':>11}{'before ms':>11}"
-            f"{'before/cold':>12}{'before/warm':>12}{'Δd before':>11}")
+            f"{'before/cold':>12}{'before/warm':>12}{'Δd before':>11}{'before verdict':>15}"
+            f"{'ratio':>7}")
     print(head)
     print("-" * len(head))
-    all_cold, all_warm, all_old, all_verdict = [], [], [], []
+    all_cold, all_warm, all_old, all_verdict, all_old_verdict = [], [], [], [], []
+    warm_obf = load_before(om)
     for uid, n, tid in CHARGES:
-        cold, warm, before, verdict = [], [], [], []
+        cold, warm, before, verdict, old_verdict = [], [], [], [], []
         a = b = None
         for _ in range(repeat):
             bf = scenario.load(TABLE)
@@ -87,23 +89,33 @@ def bench_charges(repeat: int, old: Any) -> None:
             obf = load_before(om)
             t, b = timed(old_charge, obf, uid, [tid])
             before.append(t)
+            try:  # the same warm verdict on the old engine, where it takes `place`
+                t, _ = timed(old_charge, warm_obf, uid, [tid], place=False)
+                old_verdict.append(t)
+            except TypeError:
+                pass
         c, w, o = median_ms(cold), median_ms(warm[1:] or warm), median_ms(before)
         v = median_ms(verdict)
         all_cold += cold
         all_warm += warm[1:] or warm
         all_old += before
         all_verdict += verdict
+        all_old_verdict += old_verdict[1:] or old_verdict
         dd = (b.min_distance - a.min_distance) if (a.min_distance is not None
                                                    and b.min_distance is not None) else 0.0
+        ov = median_ms(old_verdict[1:] or old_verdict) if old_verdict else float("nan")
         print(f"{uid:<13}{n:>7}{tid:>13}{a.min_distance or float('nan'):>9.4f}"
               f"{str(a.min_roll):>5}{c:>12.1f}{w:>12.1f}{v:>11.1f}{o:>11.1f}{o / c:>11.1f}x"
-              f"{o / w:>11.1f}x{dd:>11.5f}")
+              f"{o / w:>11.1f}x{dd:>11.5f}{ov:>15.1f}{ov / v:>6.2f}x")
     c, w, o = median_ms(all_cold), median_ms(all_warm), median_ms(all_old)
     v = median_ms(all_verdict)
+    ov = median_ms(all_old_verdict) if all_old_verdict else float("nan")
     print(f"{'median per charge':<33}{'':>9}{'':>5}{c:>12.1f}{w:>12.1f}{v:>11.1f}{o:>11.1f}"
-          f"{o / c:>11.1f}x{o / w:>11.1f}x")
+          f"{o / c:>11.1f}x{o / w:>11.1f}x{'':>11}{ov:>15.1f}{ov / v:>6.2f}x")
     print("cold: fresh battlefield (navigator built); warm: navigator kept; verdict: warm, "
-          "without placing the other models (possible, min_distance, min_roll, end, path).")
+          "without placing the other models (possible, min_distance, min_roll, end, path); "
+          "before verdict: the same on the old engine (where it can skip the placement), "
+          "ratio = before verdict / verdict.")
     print("Δd before: how much longer the previous implementation's charge distance was "
           "(its end region was an inscribed polygon shrunk by a margin).")
 

@@ -42,14 +42,15 @@ INFO: dict[str, AbilityInfo] = {a.id: a for a in (
         "the unit may move through impassable terrain of Size 4 or less and change elevation "
         "without access points (not through FORCE FIELD tokens); its coherency links may cross "
         "what its leading model may (FAQ)",
-        "carried as data; movement, charges and coherency links do not apply it yet"),
+        "moves, charges, deployment, disengage and close ranks cross terrain of Size 4 or "
+        "less and the edges of such tops (not force fields); coherency links cross it too"),
     AbilityInfo(
         LARGE, "Large", "대형", "§4.6",
         'the leading model never passes a gap under 3" whatever its Size; a Size-0/1 '
         "impassable piece (not a token) its path crosses, or any model ends on, is removed "
         "from the game",
-        'gaps of 3" for movement, charges and coherency links; the removal of Size-0/1 '
-        "pieces is not applied yet"),
+        'gaps of 3" for movement, charges and coherency links; moves and charges may end over '
+        "Size-0/1 impassable pieces and name the pieces removed (`removed`)"),
     AbilityInfo(
         STRUCTURE, "Structure", "구조물", "§8.9.1",
         "the unit never activates or takes actions, counts as supply 0 and never contests or "
