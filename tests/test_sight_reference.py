@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -149,18 +149,21 @@ def under(bf: Battlefield, p: TerrainPiece | None) -> list[str]:
 class Who:
     o: Obj
     eff: float
-    level: str
-    stack: list[str]
+    level: str  # for the dead zone
+    stack: list[str]  # pieces that never block this model's lines
+    zone_stack: list[str]  # the pieces whose foot is this model's dead zone
 
 
 def who(bf: Battlefield, x: Model | Marker) -> Who:
     o = obj_of(x)
-    top = top_of(bf, o)
-    if o.flying:
-        return Who(o, math.inf, "flying", [])
+    # §7.1.4 (docs/rules.md, flyers and the dead zone): for the dead zone a flyer stands where
+    # its stand's foot stands; for cover it has no top and is above every piece
+    top = top_of(bf, replace(o, flying=False))
     te = piece_eff(bf, top) if top else 0
     level = "ground" if te == 0 else ("mid" if te <= 2 else "high")
-    return Who(o, o.size + te, level, under(bf, top))
+    if o.flying:
+        return Who(o, math.inf, level, [], under(bf, top))
+    return Who(o, o.size + te, level, under(bf, top), under(bf, top))
 
 
 def rule_cover(bf: Battlefield, A: Who, B: Who) -> dict[str, str]:
@@ -194,7 +197,7 @@ def rule_code(bf: Battlefield, A: Who, B: Who) -> int | None:
     for high, low in ((A, B), (B, A)):
         if high.level != "high" or low.level != "ground":
             continue
-        for pid in high.stack:  # the high model's piece, or one under it
+        for pid in high.zone_stack:  # the high model's piece, or one under it
             fp = outer(bf.piece(pid))
             if within(low.o, fp, 1) and not (within(high.o, fp, 1) and d3):
                 return DEAD_ZONE
@@ -451,7 +454,7 @@ def audit(bf: Battlefield, objs: list[Model | Marker], tally: Tally) -> None:
             tally.pairs += 1
             where = (A.o.ref, B.o.ref)
             for k, p in enumerate(bf.terrain):
-                assert mat._kind(i, j, k) == ids.get(p.id), (*where, p.id, ids)
+                assert mat.kind(i, j, k) == ids.get(p.id), (*where, p.id, ids)
             code = int(mat.code[i, j])
             if rc is not None:
                 assert code == rc, (*where, code, rc)
