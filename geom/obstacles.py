@@ -128,6 +128,8 @@ class PreparedObstacles:
     part_ptr: np.ndarray  # (R + 1,) rows' convex parts are part_ptr[r]:part_ptr[r + 1]
     part_x: np.ndarray  # (P, m) vertex coordinates
     part_y: np.ndarray
+    part_ex: np.ndarray  # (P, m) edge vectors (next vertex − vertex)
+    part_ey: np.ndarray
     part_nx: np.ndarray  # (P, m) outward edge normals
     part_ny: np.ndarray
     part_c: np.ndarray  # (P, m): n·x ≤ c inside
@@ -185,7 +187,9 @@ class PreparedObstacles:
         return cls(np.array(index, dtype=np.int64), test_arr,
                    np.array([t.bounds for t in tests], dtype=float).reshape(r, 4),
                    ptr([len(pp) for pp in parts]), np.ascontiguousarray(pts[..., 0]),
-                   np.ascontiguousarray(pts[..., 1]), np.ascontiguousarray(nrm[..., 0]),
+                   np.ascontiguousarray(pts[..., 1]),
+                   np.roll(pts[..., 0], -1, axis=1) - pts[..., 0],
+                   np.roll(pts[..., 1], -1, axis=1) - pts[..., 1], np.ascontiguousarray(nrm[..., 0]),
                    np.ascontiguousarray(nrm[..., 1]), off, pbox,
                    ptr([len(c[0]) for c in corners]), stack(0), stack(1), stack(2),
                    np.concatenate([c[3] for c in corners]) if corners else np.zeros(0, bool),
@@ -215,6 +219,10 @@ def row_blocks(counts: np.ndarray, budget: int = ROW_BUDGET
     ends = np.cumsum(counts)
     total = int(ends[-1]) if len(ends) else 0
     starts = ends - counts
+    if 0 < total <= budget:  # one block: the common case, without the search
+        k = np.repeat(np.arange(len(counts)), counts)
+        yield k, np.arange(total, dtype=np.int64) - starts[k]
+        return
     for r0 in range(0, total, budget):
         r = np.arange(r0, min(total, r0 + budget), dtype=np.int64)
         k = np.searchsorted(ends, r, side="right")

@@ -209,10 +209,12 @@ def _touching_witness(run: _Run, j: int) -> np.ndarray | None:
 
 
 def search_jobs(fa: Frames, fb: Frames, obs: PreparedObstacles, job_ptr: np.ndarray,
-                job_rows: np.ndarray, max_length: float | None = None) -> Searched:
+                job_rows: np.ndarray, max_length: float | None = None,
+                quick: bool = True) -> Searched:
     """The exact search for many jobs at once: job k asks for a clear segment from base fa[k]
     to base fb[k] that misses the obstacle rows ``job_rows[job_ptr[k]:job_ptr[k + 1]]`` (and is
-    at most `max_length` long when given)."""
+    at most `max_length` long when given). `quick=False`: the caller has already tried the
+    first segment and the separator proof; go straight to the candidate lines."""
     limit = None if max_length is None else max_length + TOLERANCE
     run = _Run(fa, fb, obs, np.asarray(job_ptr, dtype=np.int64),
                np.asarray(job_rows, dtype=np.int64), limit)
@@ -225,18 +227,18 @@ def search_jobs(fa: Frames, fb: Frames, obs: PreparedObstacles, job_ptr: np.ndar
         w = _touching_witness(run, j)
         if w is not None:
             run.decide(np.array([j]), TOUCH, w[None])
-    jobs = run.open()
-    run.try_segments(first[jobs], jobs, FIRST)
+    if quick:
+        jobs = run.open()
+        run.try_segments(first[jobs], jobs, FIRST)
     for group in run.groups(run.open()):
-        fa_g, fb_g = fa.take(group), fb.take(group)
-        tangents = common_tangents(fa_g, fb_g)
-        apart = gap[group] > 1e-9
-        sep = separated(fa_g, fb_g, tangents, group, *run.jp, obs) & apart
-        run.decide(group[sep], SEPARATED)
-        keep = run.how[group] == OPEN
-        group, tangents = group[keep], tuple(t[keep] for t in tangents)
+        if quick:
+            apart = group[gap[group] > 1e-9]
+            sep = separated(fa.take(apart), fb.take(apart), apart, *run.jp, obs)
+            run.decide(apart[sep], SEPARATED)
+            group = run.open(group)
         if not len(group):
             continue
+        tangents = common_tangents(fa.take(group), fb.take(group))
         pins = make_pins(obs, fa, fb, group, run.job_ptr, run.job_rows)
         lines = stage_one(obs, fa, fb, group, pins, tangents)  # type: ignore[arg-type]
         segs, ok = lines.gaps(fa, fb)

@@ -13,12 +13,12 @@ A False answer says nothing; the full search decides.
 >>> from shapely.geometry import box
 >>> from geom.model import Ellipse
 >>> from geom.obstacles import PreparedObstacles, job_parts
->>> from geom.tangents import Frames, common_tangents
+>>> from geom.tangents import Frames
 >>> obs = PreparedObstacles.build([box(4, -3, 5, 3), box(4, 2, 5, 9)])
 >>> fa = Frames.of([Ellipse(0, 0, 0.5, 0.5)] * 2)
 >>> fb = Frames.of([Ellipse(10, 0, 0.5, 0.5)] * 2)
 >>> jp = job_parts(obs, np.array([0, 1, 2]), np.array([0, 1]))   # job 0: wall; job 1: the other
->>> separated(fa, fb, common_tangents(fa, fb), np.array([0, 1]), *jp, obs).tolist()
+>>> separated(fa, fb, np.array([0, 1]), *jp, obs).tolist()
 [True, False]
 """
 
@@ -38,48 +38,56 @@ def part_meets_base(c: np.ndarray, M: np.ndarray, obs: PreparedObstacles, part: 
     cx, cy = c[:, 0, None], c[:, 1, None]
     inside = (obs.part_nx[part] * cx + obs.part_ny[part] * cy <= obs.part_c[part]).all(axis=1)
     dx, dy = obs.part_x[part] - cx, obs.part_y[part] - cy
-    qx = M[:, 0, 0, None] * dx + M[:, 0, 1, None] * dy
-    qy = M[:, 1, 0, None] * dx + M[:, 1, 1, None] * dy
-    ex, ey = np.roll(qx, -1, axis=1) - qx, np.roll(qy, -1, axis=1) - qy
+    m00, m01, m10, m11 = M[:, 0, 0, None], M[:, 0, 1, None], M[:, 1, 0, None], M[:, 1, 1, None]
+    qx, qy = m00 * dx + m01 * dy, m10 * dx + m11 * dy
+    ex0, ey0 = obs.part_ex[part], obs.part_ey[part]
+    ex, ey = m00 * ex0 + m01 * ey0, m10 * ex0 + m11 * ey0
     ee = ex * ex + ey * ey
     t = np.clip(-(qx * ex + qy * ey) / np.where(ee > 0, ee, 1.0), 0.0, 1.0)
     fx, fy = qx + t * ex, qy + t * ey
     return inside | ((fx * fx + fy * fy).min(axis=1) <= (1.0 + 1e-12) ** 2)
 
 
-def separated(fa: Frames, fb: Frames, tangents: tuple[np.ndarray, np.ndarray, np.ndarray],
-              jobs: np.ndarray, jp_ptr: np.ndarray, jp_parts: np.ndarray,
-              obs: PreparedObstacles) -> np.ndarray:
+def separated(fa: Frames, fb: Frames, jobs: np.ndarray, jp_ptr: np.ndarray,
+              jp_parts: np.ndarray, obs: PreparedObstacles) -> np.ndarray:
     """Row k: True when one convex part of the obstacles of job ``jobs[k]`` (CSR
     ``jp_ptr``/``jp_parts`` over jobs) separates base fa[k] from base fb[k] (see the module
-    docstring). The bases must be disjoint; `tangents` are their `common_tangents`."""
+    docstring). The bases must be disjoint."""
     n = len(fa)
     out = np.zeros(n, dtype=bool)
-    sides, good = outer_sides(fa, fb, *tangents)
+    sides, good = outer_sides(fa, fb)
     if not good.any():
         return out
     # a part must come within the box of each side (cheap, and most parts fail it)
-    lo0, hi0 = sides[:, 0].min(axis=1), sides[:, 0].max(axis=1)
-    lo1, hi1 = sides[:, 1].min(axis=1), sides[:, 1].max(axis=1)
+    lo, hi = sides.min(axis=2), sides.max(axis=2)  # (n, 2 sides, 2)
     first = jp_ptr[jobs]
     counts = np.where(good, jp_ptr[jobs + 1] - first, 0)
     for k, j in row_blocks(counts):
         part = jp_parts[first[k] + j]
-        pb = obs.part_box[part]
-        near = ~out[k]
-        for lo, hi in ((lo0, hi0), (lo1, hi1)):
-            near &= ((pb[:, 0] <= hi[k, 0]) & (pb[:, 2] >= lo[k, 0]) & (pb[:, 1] <= hi[k, 1])
-                     & (pb[:, 3] >= lo[k, 1]))
+        pb = obs.part_box[part][:, None, :]
+        near = ((pb[..., 0] <= hi[k, :, 0]) & (pb[..., 2] >= lo[k, :, 0])
+                & (pb[..., 1] <= hi[k, :, 1]) & (pb[..., 3] >= lo[k, :, 1])).all(axis=1)
         k, part = k[near], part[near]
         if not len(k):
             continue
-        s = sides[k]
-        hit = hits_paired(s[:, 0, 0], s[:, 0, 1], obs, part)
-        hit &= hits_paired(s[:, 1, 0], s[:, 1, 1], obs, part)
+        s = sides[k].reshape(-1, 2, 2)  # both sides of each row, one after the other
+        hit = hits_paired(s[:, 0], s[:, 1], obs, np.repeat(part, 2)).reshape(-1, 2).all(axis=1)
         k, part = k[hit], part[hit]
         if not len(k):
             continue
-        free = ~part_meets_base(fa.c[k], fa.M[k], obs, part)
-        free &= ~part_meets_base(fb.c[k], fb.M[k], obs, part)
+        # a part whose box misses both bases' boxes meets neither base
+        pb = obs.part_box[part]
+        free = np.ones(len(k), dtype=bool)
+        for f in (fa, fb):
+            c, r = f.c[k], f.a[k]
+            free &= ((pb[:, 0] > c[:, 0] + r) | (pb[:, 2] < c[:, 0] - r)
+                     | (pb[:, 1] > c[:, 1] + r) | (pb[:, 3] < c[:, 1] - r))
         out[k[free]] = True
+        k, part = k[~free & ~out[k]], part[~free & ~out[k]]
+        if not len(k):
+            continue
+        meets = part_meets_base(np.concatenate([fa.c[k], fb.c[k]]),
+                                np.concatenate([fa.M[k], fb.M[k]]), obs,
+                                np.concatenate([part, part])).reshape(2, -1).any(axis=0)
+        out[k[~meets]] = True
     return out

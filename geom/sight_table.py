@@ -94,6 +94,12 @@ class SightContext:
         self._slot: dict[Model | Marker, int] = {}
         self._v: list[Viewer] = []
         self._near: list[np.ndarray] = []
+        self._near_sets: list[set[int]] = []
+        self._under: list[set[int]] = []
+        self._zone: list[tuple[int, ...]] = []
+        self._frames: list[Frames | None] = []
+        self.zone_high: list[bool] = []
+        self.zone_ground: list[bool] = []
 
     def footprint_parts(self, k: int) -> list[np.ndarray]:
         """Convex pieces of footprint k, worked out the first time an oval needs them."""
@@ -147,7 +153,33 @@ class SightContext:
                     bool(m.hidden) if isinstance(o, Model) else False, m.flying,
                     o if isinstance(o, Model) else None, foot, self._ids(t)))
             self._near.extend(self._near_pieces(self._v[base:]))
+            self._near_sets.extend(set(n.tolist()) for n in self._near[base:])
+            for v in self._v[base:]:
+                self._under.append({self.piece_index[p] for p in v.stack})
+                self._zone.append(tuple(self.piece_index[p] for p in v.zone_stack))
+                self.zone_high.append(v.zone_level == HIGH)
+                self.zone_ground.append(v.zone_level == GROUND)
+                self._frames.append(None)
         return [self._slot[o] for o in objs]
+
+    def near_set(self, slot: int) -> set[int]:
+        """Pieces within 1" of the object in `slot`."""
+        return self._near_sets[slot]
+
+    def under(self, slot: int) -> set[int]:
+        """The top the object in `slot` stands on and the pieces under it."""
+        return self._under[slot]
+
+    def zone_stack(self, slot: int) -> tuple[int, ...]:
+        """The pieces whose foot is the dead zone of the object in `slot` (if on high ground)."""
+        return self._zone[slot]
+
+    def frames(self, slot: int) -> Frames:
+        """The base of the object in `slot` as a one-row `Frames`."""
+        f = self._frames[slot]
+        if f is None:
+            f = self._frames[slot] = Frames.of([self._v[slot].ellipse])
+        return f
 
     def viewers(self, objs: Sequence[Model | Marker]) -> list[Viewer]:
         """Each object as the sight rules see it (cached per object)."""
@@ -209,8 +241,10 @@ class SightContext:
         return sight_matrix(self, a, b, upto)
 
     def line_of_sight(self, a: Model | Marker, b: Model | Marker) -> Verdict:
-        """Does `a` see `b`? The verdict of `geom.sight_verdict`."""
-        return self.matrix([a], [b]).verdict(0, 0)  # type: ignore[no-any-return]
+        """Does `a` see `b`? (`geom.sight_pair`: the fast path for one pair.)"""
+        from .sight_pair import line_of_sight
+
+        return line_of_sight(self, a, b)
 
     # ------------------------------------------------------------------ pairs × pieces
 

@@ -25,7 +25,7 @@ import shapely
 
 from . import cover
 from .segments import corridor, search_jobs
-from .sight_matrix import BLOCKED, DEAD_ZONE, HIDDEN, SightMatrix
+from .sight_matrix import BLOCKED, DEAD_ZONE, HIDDEN, VISIBLE, SightMatrix
 from .verdict import Verdict
 
 RULE_LOS = "7.1 line of sight"
@@ -173,8 +173,9 @@ def _crossed(m: SightMatrix, seg: tuple[tuple[float, float], tuple[float, float]
     return sorted(int(k) for k in mem[mem[:, 1] < 0, 0])
 
 
-def _dead_zone(m: SightMatrix, i: int, j: int, d: float) -> Verdict:
+def _dead_zone(m: SightMatrix, i: int, j: int) -> Explained:
     va, vb = m.a[i], m.b[j]
+    d = float(m.dist[i, j])
     high, low = (va, vb) if va.zone_level == cover.HIGH else (vb, va)
     close = bool(m.cq[i, j])
     pid = cover.dead_zone_piece(m.ctx.bf, high, low, close)
@@ -185,11 +186,16 @@ def _dead_zone(m: SightMatrix, i: int, j: int, d: float) -> Verdict:
     flyers = [v.ref for v in (high, low) if v.flying]
     foot = (f" ({' and '.join(flyers)} flying: for the dead zone a flying model stands where "
             "its stand's foot stands, §7.1.4)") if flyers else ""
-    return Verdict(False, RULE_DEAD_ZONE,
-                   f"{high.ref} is on high ground on {on} and {low.ref} is at ground level "
-                   f"within 1\" of the foot of {pid}{foot}; not close quarters ({why}): "
-                   "neither sees the other", None, {"blocking": [pid] if pid else [],
-                                                    "distance": d})
+    return (RULE_DEAD_ZONE,
+            f"{high.ref} is on high ground on {on} and {low.ref} is at ground level within 1\" "
+            f"of the foot of {pid}{foot}; not close quarters ({why}): neither sees the other",
+            {"blocking": [pid] if pid else [], "distance": d})
+
+
+def _hidden(m: SightMatrix, i: int, j: int) -> Explained:
+    d = float(m.dist[i, j])
+    return (RULE_HIDDEN, f"{m.b[j].ref} is HIDDEN and {d:.2f}\" from {m.a[i].ref}, more than "
+            "4\": it is not visible whatever the sight", {"blocking": [], "distance": d})
 
 
 def _blocked(m: SightMatrix, i: int, j: int, minimal: bool) -> Explained:
@@ -240,20 +246,31 @@ def _visible(m: SightMatrix, i: int, j: int, seg: tuple[tuple[float, float], tup
     return rule, reason, {"blocking": blocking, "distance": float(m.dist[i, j])}
 
 
+Segment = tuple[tuple[float, float], tuple[float, float]]
+
+
+def explain(m: SightMatrix, i: int, j: int, minimal: bool = True, seg: Segment | None = None
+            ) -> Explained:
+    """(rule, reason, details) of pair (i, j); `seg`: the witness to explain (default the
+    matrix's own)."""
+    code = int(m.code[i, j])
+    if code == HIDDEN:
+        return _hidden(m, i, j)
+    if code == DEAD_ZONE:
+        return _dead_zone(m, i, j)
+    if code == BLOCKED:
+        return _blocked(m, i, j, minimal)
+    if seg is None:
+        w = m.witness[i, j]
+        seg = ((float(w[0, 0]), float(w[0, 1])), (float(w[1, 0]), float(w[1, 1])))
+    return _visible(m, i, j, seg)
+
+
 def pair_verdict(m: SightMatrix, i: int, j: int, minimal: bool = True) -> Verdict:
     """The verdict for pair (i, j). `minimal`: for a blocked pair, name an irreducible set of
     pieces (module docstring); otherwise every blocking piece between the bases."""
-    va, vb = m.a[i], m.b[j]
-    code = int(m.code[i, j])
-    d = float(m.dist[i, j])
-    if code == HIDDEN:
-        return Verdict(False, RULE_HIDDEN, f"{vb.ref} is HIDDEN and {d:.2f}\" from {va.ref}, "
-                       "more than 4\": it is not visible whatever the sight", None,
-                       {"blocking": [], "distance": d})
-    if code == DEAD_ZONE:
-        return _dead_zone(m, i, j, d)
-    if code == BLOCKED:
-        return LazyVerdict(False, None, lambda: _blocked(m, i, j, minimal))
-    w = m.witness[i, j]
-    seg = ((float(w[0, 0]), float(w[0, 1])), (float(w[1, 0]), float(w[1, 1])))
-    return LazyVerdict(True, seg, lambda: _visible(m, i, j, seg))
+    seg = None
+    if m.code[i, j] == VISIBLE:
+        w = m.witness[i, j]
+        seg = ((float(w[0, 0]), float(w[0, 1])), (float(w[1, 0]), float(w[1, 1])))
+    return LazyVerdict(seg is not None, seg, lambda: explain(m, i, j, minimal, seg))

@@ -47,6 +47,7 @@ class Frames:
     a: np.ndarray  # (n,) semi-axes and orientation, to rebuild the Ellipse
     b: np.ndarray
     theta: np.ndarray
+    disc: np.ndarray  # (n,) a == b
 
     @classmethod
     def of(cls, es: Sequence[Ellipse]) -> Frames:
@@ -63,18 +64,14 @@ class Frames:
         M = np.stack([np.stack([co / a, si / a], axis=1), np.stack([-si / b, co / b], axis=1)],
                      axis=1)
         return cls(np.asarray(c, dtype=float).reshape(-1, 2), M, Minv,
-                   np.einsum("kij,klj->kil", Minv, Minv), a, b, theta)
+                   np.einsum("kij,klj->kil", Minv, Minv), a, b, theta, np.abs(a - b) < 1e-12)
 
     def __len__(self) -> int:
         return len(self.a)
 
     def take(self, idx: np.ndarray) -> Frames:
         return Frames(self.c[idx], self.M[idx], self.Minv[idx], self.Sigma[idx], self.a[idx],
-                      self.b[idx], self.theta[idx])
-
-    @property
-    def disc(self) -> np.ndarray:
-        return np.abs(self.a - self.b) < 1e-12
+                      self.b[idx], self.theta[idx], self.disc[idx])
 
     def ellipse(self, k: int) -> Ellipse:
         return Ellipse(float(self.c[k, 0]), float(self.c[k, 1]), float(self.a[k]),
@@ -221,27 +218,63 @@ def common_tangents(fa: Frames, fb: Frames) -> tuple[np.ndarray, np.ndarray, np.
     return P, D, ok
 
 
-def outer_sides(fa: Frames, fb: Frames, P: np.ndarray, D: np.ndarray, ok: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
+def outer_sides(fa: Frames, fb: Frames) -> tuple[np.ndarray, np.ndarray]:
     """(n, 2, 2, 2): the gap segments of the two outer common tangents — the two sides of
-    hull(a ∪ b) between the bases — and a mask of the rows where exactly two were found."""
-    N = np.stack([-D[..., 1], D[..., 0]], axis=-1)
-    sa = np.einsum("kmj,kmj->km", N, fa.c[:, None, :] - P)
-    sb = np.einsum("kmj,kmj->km", N, fb.c[:, None, :] - P)
-    outer = ok & (np.sign(sa) == np.sign(sb))
-    good = outer.sum(axis=1) == 2
+    hull(a ∪ b) between the bases, tangent point on a first — and a mask of the rows where both
+    were found. Two discs: closed form (the tangent points are ca + ra·n and cb + rb·n for the
+    outward normals n); otherwise from `common_tangents`."""
     n = len(fa)
+    if n == 1 and fa.disc[0] and fb.disc[0]:  # one pair of discs (a single question): scalars
+        (ax, ay), (bx, by), r1, r2 = fa.c[0], fb.c[0], float(fa.a[0]), float(fb.a[0])
+        dd = math.hypot(bx - ax, by - ay)
+        kk = (r1 - r2) / dd if dd > 0 else 2.0
+        if abs(kk) >= 1.0:
+            return np.full((1, 2, 2, 2), np.nan), np.zeros(1, dtype=bool)
+        ex, ey, ww = (bx - ax) / dd, (by - ay) / dd, math.sqrt(1 - kk * kk)
+        ns = [(kk * ex - sgn * ww * ey, kk * ey + sgn * ww * ex) for sgn in (1.0, -1.0)]
+        return (np.array([[[ax + r1 * nx, ay + r1 * ny], [bx + r2 * nx, by + r2 * ny]]
+                          for nx, ny in ns]).reshape(1, 2, 2, 2), np.ones(1, dtype=bool))
     sides = np.full((n, 2, 2, 2), np.nan)
-    rows = np.nonzero(good)[0]
-    if len(rows):
-        pick = np.argsort(~outer[rows], axis=1, kind="stable")[:, :2]
-        Pp = np.take_along_axis(P[rows], pick[..., None], axis=1).reshape(-1, 2)
-        Dp = np.take_along_axis(D[rows], pick[..., None], axis=1).reshape(-1, 2)
-        r2 = np.repeat(rows, 2)
-        seg, gok, _, _ = gaps(fa.take(r2), fb.take(r2), Pp, Dp)
-        both = gok.reshape(-1, 2).all(axis=1)
-        sides[rows[both]] = seg.reshape(-1, 2, 2, 2)[both]
-        good[rows[~both]] = False
+    good = np.zeros(n, dtype=bool)
+    disc = fa.disc & fb.disc
+    if disc.all():
+        rows: slice | np.ndarray = slice(None)
+    else:
+        rows = np.nonzero(disc)[0]
+    if disc.any():
+        ca, cb, ra, rb = fa.c[rows], fb.c[rows], fa.a[rows], fb.a[rows]
+        v = cb - ca
+        d = np.hypot(v[:, 0], v[:, 1])
+        safe = np.where(d > 0, d, 1.0)
+        e = v / safe[:, None]
+        k = (ra - rb) / safe
+        w = np.sqrt(np.maximum(0.0, 1 - k * k))
+        nk = k[:, None] * e
+        nw = w[:, None] * np.stack([-e[:, 1], e[:, 0]], axis=1)
+        N = np.stack([nk + nw, nk - nw], axis=1)  # the two outward normals
+        sides[rows] = np.stack([ca[:, None, :] + ra[:, None, None] * N,
+                                cb[:, None, :] + rb[:, None, None] * N], axis=2)
+        good[rows] = (d > 0) & (np.abs(k) < 1.0)
+        if disc.all():
+            return sides, good
+    ov = np.nonzero(~disc)[0]
+    if len(ov):
+        fa_o, fb_o = fa.take(ov), fb.take(ov)
+        P, D, ok = common_tangents(fa_o, fb_o)
+        N = np.stack([-D[..., 1], D[..., 0]], axis=-1)
+        sa = np.einsum("kmj,kmj->km", N, fa_o.c[:, None, :] - P)
+        sb = np.einsum("kmj,kmj->km", N, fb_o.c[:, None, :] - P)
+        outer = ok & (np.sign(sa) == np.sign(sb))
+        two = np.nonzero(outer.sum(axis=1) == 2)[0]
+        if len(two):
+            pick = np.argsort(~outer[two], axis=1, kind="stable")[:, :2]
+            Pp = np.take_along_axis(P[two], pick[..., None], axis=1).reshape(-1, 2)
+            Dp = np.take_along_axis(D[two], pick[..., None], axis=1).reshape(-1, 2)
+            r2 = np.repeat(two, 2)
+            seg, gok, _, _ = gaps(fa_o.take(r2), fb_o.take(r2), Pp, Dp)
+            both = gok.reshape(-1, 2).all(axis=1)
+            sides[ov[two[both]]] = seg.reshape(-1, 2, 2, 2)[both]
+            good[ov[two[both]]] = True
     return sides, good
 
 
