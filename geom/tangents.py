@@ -270,8 +270,8 @@ def outer_sides(fa: Frames, fb: Frames) -> tuple[np.ndarray, np.ndarray]:
             pick = np.argsort(~outer[two], axis=1, kind="stable")[:, :2]
             Pp = np.take_along_axis(P[two], pick[..., None], axis=1).reshape(-1, 2)
             Dp = np.take_along_axis(D[two], pick[..., None], axis=1).reshape(-1, 2)
-            r2 = np.repeat(two, 2)
-            seg, gok, _, _ = gaps(fa_o.take(r2), fb_o.take(r2), Pp, Dp)
+            twice = np.repeat(two, 2)
+            seg, gok, _, _ = gaps(fa_o.take(twice), fb_o.take(twice), Pp, Dp)
             both = gok.reshape(-1, 2).all(axis=1)
             sides[ov[two[both]]] = seg.reshape(-1, 2, 2, 2)[both]
             good[ov[two[both]]] = True
