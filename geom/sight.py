@@ -66,7 +66,7 @@ def sees(bf: Battlefield, a: Model | Marker, b: Model | Marker,
 
 @dataclass
 class UnitSight:
-    """Unit-level sight (GEOMETRY-RULES §4 "Unit level", §7.1.3)."""
+    """Unit-level sight (rulebook §7.1, §8.7.3, §8.7.4 casualty cap, §7.1.3)."""
 
     matrix: SightMatrix
     visible: bool
