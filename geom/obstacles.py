@@ -19,20 +19,22 @@ Prepared once per table (`PreparedObstacles.build`), as flat arrays indexed by o
 - Q's vertices with their ring neighbours and whether the corner is convex (a line through a
   reflex corner enters Q on one side of it, so only convex corners pin candidate lines).
 
-`segments_clear` tests many segments, each against the convex parts of its own job's obstacles
-(separating axes, vectorised, boxes first), in blocks of at most `ROW_BUDGET` (segment, part)
-rows: memory stays bounded whatever the number of pieces, vertices or candidates.
+`segments_clear` tests many segments, each against its own job's obstacles (separating axes on
+convex parts, vectorised, boxes first; whole prepared shapes for obstacles of many corners), in
+blocks of at most `ROW_BUDGET` rows: memory stays bounded whatever the number of pieces, vertices
+or candidates.
 
 >>> from shapely.geometry import box
 >>> obs = PreparedObstacles.build([box(4, -3, 5, 3)])
 >>> segs = np.array([[[0, 0], [10, 0]], [[0, 3.5], [10, 3.5]], [[0, 3], [10, 3]]], float)
->>> segments_clear(segs, np.zeros(3, int), *job_parts(obs, np.array([0, 1]), np.array([0])),
+>>> segments_clear(segs, np.zeros(3, int), job_parts(obs, np.array([0, 1]), np.array([0])),
 ...                obs).tolist()   # through the wall, above it, along its top edge (a graze)
 [False, True, True]
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -47,6 +49,7 @@ from .model import TOLERANCE
 
 SAFETY = 1e-9  # floating-point slack on top of TOLERANCE (see the module docstring)
 ROW_BUDGET = 1 << 16  # (segment, part) rows tested at once: bounds memory, not time
+MANY_PARTS = 48  # a job's convex parts above which segments are tested against whole shapes
 _FAN = 6  # vertices per convex chunk
 
 
@@ -88,10 +91,68 @@ def convex_parts(g: BaseGeometry) -> list[np.ndarray]:
                 out.append(np.vstack([ring[:1], ring[k:j + 1]]))
                 k = j
             continue
-        for tri in shapely.constrained_delaunay_triangles(poly).geoms:
-            if tri.area > 0:
-                out.append(_ccw(np.asarray(tri.exterior.coords)[:-1]))
+        tris = [_ccw(np.asarray(tri.exterior.coords)[:-1])
+                for tri in shapely.constrained_delaunay_triangles(poly).geoms if tri.area > 0]
+        out.extend(_merge_convex(tris))
     return out
+
+
+Ring = tuple[tuple[float, float], ...]
+
+
+def _convex(ring: Ring) -> bool:
+    n = len(ring)
+    for i in range(n):
+        (x0, y0), (x1, y1), (x2, y2) = ring[i - 1], ring[i], ring[(i + 1) % n]
+        ex, ey, fx, fy = x1 - x0, y1 - y0, x2 - x1, y2 - y1
+        if ex * fy - ey * fx < -1e-12 * math.hypot(ex, ey) * math.hypot(fx, fy):
+            return False
+    return True
+
+
+def _join(p: Ring, q: Ring) -> Ring | None:
+    """The ring of p ∪ q when they share an edge (u→v in p, v→u in q), else None."""
+    n, m = len(p), len(q)
+    for a in range(n):
+        u, v = p[a], p[(a + 1) % n]
+        for b in range(m):
+            if q[b] == v and q[(b + 1) % m] == u:
+                return tuple(p[(a + 1 + k) % n] for k in range(n)) + tuple(
+                    q[(b + 2 + k) % m] for k in range(m - 2))
+    return None
+
+
+def _merge_convex(tris: list[np.ndarray]) -> list[np.ndarray]:
+    """Merge triangles across their shared edges while the union stays convex and small
+    (Hertel and Mehlhorn): the same region in fewer convex parts, so fewer separating-axis
+    tests. One pass over the diagonals: linear in the number of triangles."""
+    parts: dict[int, Ring] = {t: tuple((float(x), float(y)) for x, y in tri)
+                              for t, tri in enumerate(tris)}
+    owner = list(range(len(tris)))
+
+    def find(t: int) -> int:
+        while owner[t] != t:
+            owner[t] = owner[owner[t]]
+            t = owner[t]
+        return t
+
+    edges: dict[tuple[tuple[float, float], tuple[float, float]], list[int]] = {}
+    for t, ring in parts.items():
+        for a in range(len(ring)):
+            u, v = ring[a], ring[(a + 1) % len(ring)]
+            edges.setdefault((min(u, v), max(u, v)), []).append(t)
+    for ts in edges.values():
+        if len(ts) != 2:
+            continue
+        p, q = find(ts[0]), find(ts[1])
+        if p == q:
+            continue
+        joined = _join(parts[p], parts[q])
+        if joined is not None and len(joined) <= _FAN and _convex(joined):
+            parts[p] = joined
+            del parts[q]
+            owner[q] = p
+    return [np.array(r) for r in parts.values()]
 
 
 def _corners(q: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -134,6 +195,7 @@ class PreparedObstacles:
     part_ny: np.ndarray
     part_c: np.ndarray  # (P, m): n·x ≤ c inside
     part_box: np.ndarray  # (P, 4)
+    part_owner: np.ndarray  # (P,) the row each part belongs to
     vert_ptr: np.ndarray  # (R + 1,)
     verts: np.ndarray  # (V, 2) vertices of Q
     vert_prev: np.ndarray
@@ -184,6 +246,7 @@ class PreparedObstacles:
 
         test_arr = np.empty(r, dtype=object)
         test_arr[:] = tests
+        counts = [len(pp) for pp in parts]
         return cls(np.array(index, dtype=np.int64), test_arr,
                    np.array([t.bounds for t in tests], dtype=float).reshape(r, 4),
                    ptr([len(pp) for pp in parts]), np.ascontiguousarray(pts[..., 0]),
@@ -191,6 +254,7 @@ class PreparedObstacles:
                    np.roll(pts[..., 0], -1, axis=1) - pts[..., 0],
                    np.roll(pts[..., 1], -1, axis=1) - pts[..., 1], np.ascontiguousarray(nrm[..., 0]),
                    np.ascontiguousarray(nrm[..., 1]), off, pbox,
+                   np.repeat(np.arange(r), counts).astype(np.int64),
                    ptr([len(c[0]) for c in corners]), stack(0), stack(1), stack(2),
                    np.concatenate([c[3] for c in corners]) if corners else np.zeros(0, bool),
                    STRtree(test_arr) if r else None)
@@ -203,14 +267,26 @@ class PreparedObstacles:
         return np.nonzero(np.isin(self.index, np.asarray(indices, dtype=np.int64)))[0]
 
 
-def job_parts(obs: PreparedObstacles, job_ptr: np.ndarray, job_rows: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class Jobs:
+    """The obstacles of many jobs (CSR): job j holds obstacle rows ``rows[ptr[j]:ptr[j + 1]]``
+    and their convex parts ``parts[part_ptr[j]:part_ptr[j + 1]]``."""
+
+    ptr: np.ndarray
+    rows: np.ndarray
+    part_ptr: np.ndarray
+    parts: np.ndarray
+
+
+def job_parts(obs: PreparedObstacles, job_ptr: np.ndarray, job_rows: np.ndarray) -> Jobs:
     """From jobs' obstacle rows (CSR: job j holds ``job_rows[job_ptr[j]:job_ptr[j + 1]]``) to
-    their convex parts (CSR over part indices)."""
+    their convex parts."""
+    job_ptr = np.asarray(job_ptr, dtype=np.int64)
+    job_rows = np.asarray(job_rows, dtype=np.int64)
     counts = obs.part_ptr[job_rows + 1] - obs.part_ptr[job_rows]
     parts = ranges(obs.part_ptr[job_rows], counts)
     cum = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    return cum[job_ptr], parts
+    return Jobs(job_ptr, job_rows, cum[job_ptr], parts)
 
 
 def row_blocks(counts: np.ndarray, budget: int = ROW_BUDGET
@@ -244,19 +320,29 @@ def hits_paired(p0: np.ndarray, p1: np.ndarray, obs: PreparedObstacles, part: np
     return ~sep
 
 
-def segments_clear(segs: np.ndarray, seg_job: np.ndarray, jp_ptr: np.ndarray,
-                   jp_parts: np.ndarray, obs: PreparedObstacles) -> np.ndarray:
+def segments_clear(segs: np.ndarray, seg_job: np.ndarray, jobs: Jobs,
+                   obs: PreparedObstacles) -> np.ndarray:
     """For each segment (n, 2, 2) of job ``seg_job[k]``: True when it meets none of that job's
-    convex parts (CSR ``jp_ptr``/``jp_parts``, see `job_parts`)."""
+    obstacles. Jobs with few convex parts have every (segment, part) row box-tested and then
+    separating-axis tested; jobs with many (an obstacle of many corners) have each segment
+    tested against each whole obstacle by GEOS's prepared predicate, which indexes the
+    polygon's edges — a long line through a field of small parts costs a few edge tests, not
+    one test per part."""
     n = len(segs)
     clear = np.ones(n, dtype=bool)
     if n == 0:
         return clear
+    first = jobs.part_ptr[seg_job]
+    counts = jobs.part_ptr[seg_job + 1] - first
+    many = counts > MANY_PARTS
+    if many.any():
+        k = np.nonzero(many)[0]
+        clear[k] = _clear_by_shapes(segs[k], seg_job[k], jobs, obs)
+        counts = np.where(many, 0, counts)
     lo = np.minimum(segs[:, 0], segs[:, 1])
     hi = np.maximum(segs[:, 0], segs[:, 1])
-    first = jp_ptr[seg_job]
-    for k, j in row_blocks(jp_ptr[seg_job + 1] - first):
-        part = jp_parts[first[k] + j]
+    for k, j in row_blocks(counts):
+        part = jobs.parts[first[k] + j]
         pb = obs.part_box[part]
         near = ((pb[:, 0] <= hi[k, 0]) & (pb[:, 2] >= lo[k, 0]) & (pb[:, 1] <= hi[k, 1])
                 & (pb[:, 3] >= lo[k, 1]))
@@ -264,4 +350,19 @@ def segments_clear(segs: np.ndarray, seg_job: np.ndarray, jp_ptr: np.ndarray,
         if len(k):
             s = segs[k]
             clear[k[hits_paired(s[:, 0], s[:, 1], obs, part)]] = False
+    return clear
+
+
+def _clear_by_shapes(segs: np.ndarray, seg_job: np.ndarray, jobs: Jobs, obs: PreparedObstacles
+                     ) -> np.ndarray:
+    clear = np.ones(len(segs), dtype=bool)
+    first = jobs.ptr[seg_job]
+    geoms = shapely.linestrings(segs)
+    point = np.all(segs[:, 0] == segs[:, 1], axis=1)
+    if point.any():
+        geoms[point] = shapely.points(segs[point, 0])
+    for k, j in row_blocks(jobs.ptr[seg_job + 1] - first):
+        hit = np.asarray(shapely.intersects(geoms[k], obs.tests[jobs.rows[first[k] + j]]),
+                         dtype=bool)
+        clear[k[hit]] = False
     return clear

@@ -142,7 +142,7 @@ class _Run:
         else:
             order = np.argsort(job, kind="stable")
         segs, job = segs[order], job[order]
-        clear = segments_clear(segs, job, *self.jp, self.obs)
+        clear = segments_clear(segs, job, self.jp, self.obs)
         idx = np.nonzero(clear)[0]
         if len(idx):
             jobs, first = np.unique(job[idx], return_index=True)
@@ -205,7 +205,7 @@ def _touching_witness(run: _Run, j: int) -> np.ndarray | None:
     else:  # touching: the contact point
         pt = (run.near_p[j] + run.near_q[j]) / 2
     seg = np.array([[pt, pt]])
-    return seg[0] if segments_clear(seg, np.array([j]), *run.jp, run.obs)[0] else None
+    return seg[0] if segments_clear(seg, np.array([j]), run.jp, run.obs)[0] else None
 
 
 def search_jobs(fa: Frames, fb: Frames, obs: PreparedObstacles, job_ptr: np.ndarray,
@@ -233,7 +233,7 @@ def search_jobs(fa: Frames, fb: Frames, obs: PreparedObstacles, job_ptr: np.ndar
     for group in run.groups(run.open()):
         if quick:
             apart = group[gap[group] > 1e-9]
-            sep = separated(fa.take(apart), fb.take(apart), apart, *run.jp, obs)
+            sep = separated(fa.take(apart), fb.take(apart), apart, run.jp, obs)
             run.decide(apart[sep], SEPARATED)
             group = run.open(group)
         if not len(group):
@@ -241,7 +241,7 @@ def search_jobs(fa: Frames, fb: Frames, obs: PreparedObstacles, job_ptr: np.ndar
         tangents = common_tangents(fa.take(group), fb.take(group))
         pins = make_pins(obs, fa, fb, group, run.job_ptr, run.job_rows)
         lines = stage_one(obs, fa, fb, group, pins, tangents)  # type: ignore[arg-type]
-        segs, ok = lines.gaps(fa, fb)
+        segs, ok = lines.gaps(fa, fb, obs)
         run.try_segments(segs[ok], lines.job[ok])
         group = run.open(group)
         if limit is not None and len(group):
@@ -249,7 +249,7 @@ def search_jobs(fa: Frames, fb: Frames, obs: PreparedObstacles, job_ptr: np.ndar
             run.try_segments(segs, job)
             group = run.open(group)
         for block in stage_two(pins, group, run.how != OPEN):
-            segs, ok = block.gaps(fa, fb)
+            segs, ok = block.gaps(fa, fb, obs)
             run.try_segments(segs[ok], block.job[ok])
     run.decide(run.open(), BLOCKED)
     return Searched(run.witness, run.how)

@@ -18,7 +18,7 @@ A False answer says nothing; the full search decides.
 >>> fa = Frames.of([Ellipse(0, 0, 0.5, 0.5)] * 2)
 >>> fb = Frames.of([Ellipse(10, 0, 0.5, 0.5)] * 2)
 >>> jp = job_parts(obs, np.array([0, 1, 2]), np.array([0, 1]))   # job 0: wall; job 1: the other
->>> separated(fa, fb, np.array([0, 1]), *jp, obs).tolist()
+>>> separated(fa, fb, np.array([0, 1]), jp, obs).tolist()
 [True, False]
 """
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .obstacles import PreparedObstacles, hits_paired, row_blocks
+from .obstacles import Jobs, PreparedObstacles, hits_paired, row_blocks
 from .tangents import Frames, outer_sides
 
 
@@ -48,11 +48,10 @@ def part_meets_base(c: np.ndarray, M: np.ndarray, obs: PreparedObstacles, part: 
     return inside | ((fx * fx + fy * fy).min(axis=1) <= (1.0 + 1e-12) ** 2)
 
 
-def separated(fa: Frames, fb: Frames, jobs: np.ndarray, jp_ptr: np.ndarray,
-              jp_parts: np.ndarray, obs: PreparedObstacles) -> np.ndarray:
-    """Row k: True when one convex part of the obstacles of job ``jobs[k]`` (CSR
-    ``jp_ptr``/``jp_parts`` over jobs) separates base fa[k] from base fb[k] (see the module
-    docstring). The bases must be disjoint."""
+def separated(fa: Frames, fb: Frames, idx: np.ndarray, jobs: Jobs, obs: PreparedObstacles
+              ) -> np.ndarray:
+    """Row k: True when one convex part of the obstacles of job ``idx[k]`` separates base fa[k]
+    from base fb[k] (see the module docstring). The bases must be disjoint."""
     n = len(fa)
     out = np.zeros(n, dtype=bool)
     sides, good = outer_sides(fa, fb)
@@ -60,19 +59,20 @@ def separated(fa: Frames, fb: Frames, jobs: np.ndarray, jp_ptr: np.ndarray,
         return out
     # a part must come within the box of each side (cheap, and most parts fail it)
     lo, hi = sides.min(axis=2), sides.max(axis=2)  # (n, 2 sides, 2)
-    first = jp_ptr[jobs]
-    counts = np.where(good, jp_ptr[jobs + 1] - first, 0)
+    first = jobs.part_ptr[idx]
+    counts = np.where(good, jobs.part_ptr[idx + 1] - first, 0)
     for k, j in row_blocks(counts):
-        part = jp_parts[first[k] + j]
+        part = jobs.parts[first[k] + j]
         pb = obs.part_box[part][:, None, :]
         near = ((pb[..., 0] <= hi[k, :, 0]) & (pb[..., 2] >= lo[k, :, 0])
                 & (pb[..., 1] <= hi[k, :, 1]) & (pb[..., 3] >= lo[k, :, 1])).all(axis=1)
         k, part = k[near], part[near]
         if not len(k):
             continue
-        s = sides[k].reshape(-1, 2, 2)  # both sides of each row, one after the other
-        hit = hits_paired(s[:, 0], s[:, 1], obs, np.repeat(part, 2)).reshape(-1, 2).all(axis=1)
-        k, part = k[hit], part[hit]
+        for side in range(2):
+            s = sides[k, side]
+            hit = hits_paired(s[:, 0], s[:, 1], obs, part)
+            k, part = k[hit], part[hit]
         if not len(k):
             continue
         # a part whose box misses both bases' boxes meets neither base

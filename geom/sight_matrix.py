@@ -9,11 +9,12 @@ keyword HIDDEN, §8.9.1): the batch behind units, armies and surveys.
 3. for the pairs still open, the (pair, obstacle) rows of obstacles that can stand between them,
    from one bulk STRtree query and a box test, and the cover rules on those rows only — pieces
    far from a pair are never looked at;
-4. the exact search (`geom.segments.search_jobs`) for every pair with a blocking obstacle, all
-   pairs at once: centre line, separator proof, candidate lines.
+4. the exact search (`geom.segments.search_jobs`) for every pair with a blocking obstacle, many
+   pairs at once (`PAIR_BLOCK` at a time, so the rows held stay bounded): centre line, separator
+   proof, candidate lines.
 
-The resulting `SightMatrix` holds the answers (`code`, `witness`, `dist`) and the blocking rows,
-and builds the verdict of any pair on demand (`geom.sight_verdict`).
+The resulting `SightMatrix` holds the answers (`code`, `witness`, `how`, `dist`) and builds the
+verdict of any pair on demand (`geom.sight_verdict`).
 """
 
 from __future__ import annotations
@@ -33,11 +34,14 @@ from .sight_table import SightContext, ViewerArrays, member
 VISIBLE, HIDDEN, DEAD_ZONE, BLOCKED = 0, 1, 2, 3
 
 
+PAIR_BLOCK = 1 << 13  # pairs searched together: bounds the (pair, obstacle) rows held at once
+
+
 @dataclass
 class SightMatrix:
-    """Answers for every pair (i, j): object i of `a` looking at object j of `b`.
-    `rows_pair` (sorted keys i·nb + j) and `rows_obstacle` list, for every pair that was
-    tested, the obstacles that block for it and may stand between the two bases."""
+    """Answers for every pair (i, j): object i of `a` looking at object j of `b`. Memory is
+    these (na, nb) arrays; the obstacles behind a pair's answer are found again when a verdict
+    asks for them (`blocking_rows`)."""
 
     ctx: SightContext
     a: list[Viewer]
@@ -46,10 +50,9 @@ class SightMatrix:
     B: ViewerArrays
     code: np.ndarray  # VISIBLE | HIDDEN | DEAD_ZONE | BLOCKED
     witness: np.ndarray  # (na, nb, 2, 2), NaN where not visible
+    how: np.ndarray  # (na, nb) how the exact search decided (geom.segments; 0: not asked)
     dist: np.ndarray
     cq: np.ndarray
-    rows_pair: np.ndarray
-    rows_obstacle: np.ndarray
 
     @property
     def visible(self) -> np.ndarray:
@@ -70,10 +73,9 @@ class SightMatrix:
         return "full" if full[0] else "direct" if direct[0] else None
 
     def blocking_rows(self, i: int, j: int) -> np.ndarray:
-        """Obstacle rows that block for the pair and may stand between the bases."""
-        key = i * len(self.b) + j
-        s, e = np.searchsorted(self.rows_pair, [key, key + 1])
-        return self.rows_obstacle[s:e]
+        """Obstacle rows that block for the pair and may stand between the bases (sorted)."""
+        return blocking_rows(self.ctx, self.A, self.B, np.array([i]), np.array([j]),
+                             self.cq[i, j][None])[1]
 
     def verdict(self, i: int, j: int, minimal: bool = True) -> Any:
         """The verdict for pair (i, j) with rule, reason, witness and blocking pieces; see
@@ -86,6 +88,19 @@ class SightMatrix:
         from .sight_verdict import blocking_pieces
 
         return blocking_pieces(self, i, j)
+
+
+def blocking_rows(ctx: SightContext, A: ViewerArrays, B: ViewerArrays, ii: np.ndarray,
+                  jj: np.ndarray, cq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(pair, obstacle) rows, sorted, for the pairs (ii[p], jj[p]): the obstacles that may stand
+    between the two bases (`SightContext.corridor_rows`) and block for the pair."""
+    ca, cb = A.frames.c[ii], B.frames.c[jj]
+    r = np.maximum(A.frames.a[ii], B.frames.a[jj]) + 1e-9
+    p, o = ctx.corridor_rows(ca, cb, r)
+    if len(p):
+        keep = ctx.obstacle_blocks(A, B, ii[p], jj[p], o, cq[p])
+        p, o = p[keep], o[keep]
+    return p, o
 
 
 def dead_zone_mask(ctx: SightContext, A: ViewerArrays, B: ViewerArrays, cq: np.ndarray
@@ -132,23 +147,22 @@ def sight_matrix(ctx: SightContext, a: Sequence[Model | Marker], b: Sequence[Mod
     code[dead_zone_mask(ctx, A, B, cq)] = DEAD_ZONE
     code[B.hidden[None, :] & (dist > HIDDEN_RANGE + TOLERANCE)] = HIDDEN
     witness = np.full((na, nb, 2, 2), np.nan)
+    how = np.zeros((na, nb), dtype=np.int8)
 
-    ii, jj = np.nonzero(code == VISIBLE)
-    ca, cb = A.frames.c[ii], B.frames.c[jj]
-    witness[ii, jj, 0], witness[ii, jj, 1] = ca, cb
-    r = np.maximum(A.frames.a[ii], B.frames.a[jj]) + 1e-9
-    p, o = ctx.corridor_rows(ca, cb, r)
-    if len(p):
-        keep = ctx.obstacle_blocks(A, B, ii[p], jj[p], o, cq[ii[p], jj[p]])
-        p, o = p[keep], o[keep]
-    jobs, start = np.unique(p, return_index=True)
-    if len(jobs):
-        job_ptr = np.append(start, len(p)).astype(np.int64)
+    open_i, open_j = np.nonzero(code == VISIBLE)
+    witness[open_i, open_j, 0] = A.frames.c[open_i]
+    witness[open_i, open_j, 1] = B.frames.c[open_j]
+    for s in range(0, len(open_i), PAIR_BLOCK):
+        ii, jj = open_i[s:s + PAIR_BLOCK], open_j[s:s + PAIR_BLOCK]
+        p, o = blocking_rows(ctx, A, B, ii, jj, cq[ii, jj])
+        jobs, start = np.unique(p, return_index=True)
+        if not len(jobs):
+            continue
         res = search_jobs(A.frames.take(ii[jobs]), B.frames.take(jj[jobs]), ctx.obstacles,
-                          job_ptr, o)
+                          np.append(start, len(p)).astype(np.int64), o)
         ji, jj_ = ii[jobs], jj[jobs]
         clear = res.clear
         witness[ji, jj_] = res.witness
+        how[ji, jj_] = res.how
         code[ji[~clear], jj_[~clear]] = BLOCKED
-    return SightMatrix(ctx, va, vb, A, B, code, witness, dist, cq,
-                       (ii[p] * nb + jj[p]).astype(np.int64), o)
+    return SightMatrix(ctx, va, vb, A, B, code, witness, how, dist, cq)

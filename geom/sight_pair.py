@@ -74,7 +74,7 @@ def pair_code(ctx: SightContext, a: Model | Marker, b: Model | Marker
         return VISIBLE, centre, d
     fa, fb = ctx.frames(sa), ctx.frames(sb)
     job = np.array([0])
-    if d > 1e-9 and separated(fa, fb, job, *job_parts(obs, np.array([0, len(rows)]), rows),
+    if d > 1e-9 and separated(fa, fb, job, job_parts(obs, np.array([0, len(rows)]), rows),
                               obs)[0]:
         return BLOCKED, None, d
     res = search_jobs(fa, fb, obs, np.array([0, len(rows)]), rows, quick=d <= 1e-9)
