@@ -49,8 +49,9 @@ from .model import TOLERANCE
 
 SAFETY = 1e-9  # floating-point slack on top of TOLERANCE (see the module docstring)
 ROW_BUDGET = 1 << 16  # (segment, part) rows tested at once: bounds memory, not time
-MANY_PARTS = 48  # a job's convex parts above which segments are tested against whole shapes
+MANY_PARTS = 24  # convex parts above which an obstacle is tested as a whole shape
 _FAN = 6  # vertices per convex chunk
+X, Y, EX, EY, NX, NY, C = range(7)  # the fields of PreparedObstacles.part_pack
 
 
 def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -187,13 +188,9 @@ class PreparedObstacles:
     tests: np.ndarray  # (R,) shapely polygons T, prepared
     boxes: np.ndarray  # (R, 4) bounds of T
     part_ptr: np.ndarray  # (R + 1,) rows' convex parts are part_ptr[r]:part_ptr[r + 1]
-    part_x: np.ndarray  # (P, m) vertex coordinates
-    part_y: np.ndarray
-    part_ex: np.ndarray  # (P, m) edge vectors (next vertex − vertex)
-    part_ey: np.ndarray
-    part_nx: np.ndarray  # (P, m) outward edge normals
-    part_ny: np.ndarray
-    part_c: np.ndarray  # (P, m): n·x ≤ c inside
+    # (P, 7, m), one gather per row: vertex x, y; edge (to the next vertex) x, y; outward edge
+    # normal x, y; offset c (n·x ≤ c inside)
+    part_pack: np.ndarray
     part_box: np.ndarray  # (P, 4)
     part_owner: np.ndarray  # (P,) the row each part belongs to
     vert_ptr: np.ndarray  # (R + 1,)
@@ -249,11 +246,10 @@ class PreparedObstacles:
         counts = [len(pp) for pp in parts]
         return cls(np.array(index, dtype=np.int64), test_arr,
                    np.array([t.bounds for t in tests], dtype=float).reshape(r, 4),
-                   ptr([len(pp) for pp in parts]), np.ascontiguousarray(pts[..., 0]),
-                   np.ascontiguousarray(pts[..., 1]),
-                   np.roll(pts[..., 0], -1, axis=1) - pts[..., 0],
-                   np.roll(pts[..., 1], -1, axis=1) - pts[..., 1], np.ascontiguousarray(nrm[..., 0]),
-                   np.ascontiguousarray(nrm[..., 1]), off, pbox,
+                   ptr([len(pp) for pp in parts]),
+                   np.stack([pts[..., 0], pts[..., 1], np.roll(pts, -1, axis=1)[..., 0] - pts[..., 0],
+                             np.roll(pts, -1, axis=1)[..., 1] - pts[..., 1], nrm[..., 0],
+                             nrm[..., 1], off], axis=1), pbox,
                    np.repeat(np.arange(r), counts).astype(np.int64),
                    ptr([len(c[0]) for c in corners]), stack(0), stack(1), stack(2),
                    np.concatenate([c[3] for c in corners]) if corners else np.zeros(0, bool),
@@ -270,12 +266,23 @@ class PreparedObstacles:
 @dataclass(frozen=True)
 class Jobs:
     """The obstacles of many jobs (CSR): job j holds obstacle rows ``rows[ptr[j]:ptr[j + 1]]``
-    and their convex parts ``parts[part_ptr[j]:part_ptr[j + 1]]``."""
+    and their convex parts ``parts[part_ptr[j]:part_ptr[j + 1]]``. For clearance tests the
+    obstacles of more than `MANY_PARTS` parts (many corners) are listed apart, as whole shapes:
+    ``big_rows[big_ptr[j]:big_ptr[j + 1]]``, the others' parts as ``sat_parts[sat_ptr[j]:…]``."""
 
     ptr: np.ndarray
     rows: np.ndarray
     part_ptr: np.ndarray
     parts: np.ndarray
+    sat_ptr: np.ndarray
+    sat_parts: np.ndarray
+    big_ptr: np.ndarray
+    big_rows: np.ndarray
+
+
+def _csr(counts: np.ndarray, job_ptr: np.ndarray) -> np.ndarray:
+    cum = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return cum[job_ptr]
 
 
 def job_parts(obs: PreparedObstacles, job_ptr: np.ndarray, job_rows: np.ndarray) -> Jobs:
@@ -283,15 +290,34 @@ def job_parts(obs: PreparedObstacles, job_ptr: np.ndarray, job_rows: np.ndarray)
     their convex parts."""
     job_ptr = np.asarray(job_ptr, dtype=np.int64)
     job_rows = np.asarray(job_rows, dtype=np.int64)
+    if len(job_ptr) == 2 and len(job_rows) == 1:  # one job, one obstacle: its parts as they are
+        r = int(job_rows[0])
+        s, e = int(obs.part_ptr[r]), int(obs.part_ptr[r + 1])
+        if e - s <= MANY_PARTS:
+            ptr, parts = np.array([0, e - s]), np.arange(s, e)
+            return Jobs(job_ptr, job_rows, ptr, parts, ptr, parts, np.zeros(2, dtype=np.int64),
+                        job_rows[:0])
     counts = obs.part_ptr[job_rows + 1] - obs.part_ptr[job_rows]
     parts = ranges(obs.part_ptr[job_rows], counts)
-    cum = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    return Jobs(job_ptr, job_rows, cum[job_ptr], parts)
+    part_ptr = _csr(counts, job_ptr)
+    big = counts > MANY_PARTS
+    if not big.any():  # the usual case: every obstacle is tested by its parts
+        return Jobs(job_ptr, job_rows, part_ptr, parts, part_ptr, parts,
+                    np.zeros(len(job_ptr), dtype=np.int64), job_rows[:0])
+    small = np.where(big, 0, counts)
+    return Jobs(job_ptr, job_rows, part_ptr, parts, _csr(small, job_ptr),
+                ranges(obs.part_ptr[job_rows], small), _csr(big.astype(np.int64), job_ptr),
+                job_rows[big])
 
 
-def row_blocks(counts: np.ndarray, budget: int = ROW_BUDGET
+def row_blocks(counts: np.ndarray, budget: int | None = None
                ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Enumerate the rows (item k, its j-th entry for j < counts[k]) in blocks of ≤ budget."""
+    """Enumerate the rows (item k, its j-th entry for j < counts[k]) in blocks of ≤ budget
+    (default `ROW_BUDGET`)."""
+    budget = ROW_BUDGET if budget is None else budget
+    if len(counts) == 1 and 0 < counts[0] <= budget:  # one item (a single question)
+        yield np.zeros(int(counts[0]), dtype=np.int64), np.arange(int(counts[0]))
+        return
     ends = np.cumsum(counts)
     total = int(ends[-1]) if len(ends) else 0
     starts = ends - counts
@@ -309,12 +335,13 @@ def hits_paired(p0: np.ndarray, p1: np.ndarray, obs: PreparedObstacles, part: np
                 ) -> np.ndarray:
     """Row k: does the closed segment p0[k]–p1[k] meet the closed convex part ``part[k]``?
     Separating axes: the part's edge normals and the segment's normal (a point when p0 = p1)."""
-    nx, ny, off = obs.part_nx[part], obs.part_ny[part], obs.part_c[part]
+    g = obs.part_pack[part]
+    nx, ny, off = g[:, NX], g[:, NY], g[:, C]
     x0, y0 = p0[:, 0, None], p0[:, 1, None]
     x1, y1 = p1[:, 0, None], p1[:, 1, None]
     sep = (np.minimum(x0 * nx + y0 * ny, x1 * nx + y1 * ny) > off).any(axis=1)
     ax, ay = y0 - y1, x1 - x0  # the segment's normal
-    proj = ax * obs.part_x[part] + ay * obs.part_y[part]
+    proj = ax * g[:, X] + ay * g[:, Y]
     s0 = (ax * x0 + ay * y0)[:, 0]
     sep |= (proj.max(axis=1) < s0) | (proj.min(axis=1) > s0)
     return ~sep
@@ -323,26 +350,30 @@ def hits_paired(p0: np.ndarray, p1: np.ndarray, obs: PreparedObstacles, part: np
 def segments_clear(segs: np.ndarray, seg_job: np.ndarray, jobs: Jobs,
                    obs: PreparedObstacles) -> np.ndarray:
     """For each segment (n, 2, 2) of job ``seg_job[k]``: True when it meets none of that job's
-    obstacles. Jobs with few convex parts have every (segment, part) row box-tested and then
-    separating-axis tested; jobs with many (an obstacle of many corners) have each segment
-    tested against each whole obstacle by GEOS's prepared predicate, which indexes the
-    polygon's edges — a long line through a field of small parts costs a few edge tests, not
-    one test per part."""
+    obstacles. Convex parts are box-tested and then separating-axis tested, every (segment, part)
+    row; an obstacle of many corners is tested whole, by GEOS's prepared predicate, which
+    indexes the polygon's edges — a long line through a field of small parts costs a few edge
+    tests, not one test per part."""
     n = len(segs)
     clear = np.ones(n, dtype=bool)
     if n == 0:
         return clear
-    first = jobs.part_ptr[seg_job]
-    counts = jobs.part_ptr[seg_job + 1] - first
-    many = counts > MANY_PARTS
-    if many.any():
-        k = np.nonzero(many)[0]
-        clear[k] = _clear_by_shapes(segs[k], seg_job[k], jobs, obs)
-        counts = np.where(many, 0, counts)
+    first = jobs.big_ptr[seg_job]
+    counts = jobs.big_ptr[seg_job + 1] - first
+    if counts.any():
+        geoms = shapely.linestrings(segs)
+        point = np.all(segs[:, 0] == segs[:, 1], axis=1)
+        if point.any():
+            geoms[point] = shapely.points(segs[point, 0])
+        for k, j in row_blocks(counts):
+            hit = np.asarray(shapely.intersects(geoms[k], obs.tests[jobs.big_rows[first[k] + j]]),
+                             dtype=bool)
+            clear[k[hit]] = False
     lo = np.minimum(segs[:, 0], segs[:, 1])
     hi = np.maximum(segs[:, 0], segs[:, 1])
-    for k, j in row_blocks(counts):
-        part = jobs.parts[first[k] + j]
+    first = jobs.sat_ptr[seg_job]
+    for k, j in row_blocks(np.where(clear, jobs.sat_ptr[seg_job + 1] - first, 0)):
+        part = jobs.sat_parts[first[k] + j]
         pb = obs.part_box[part]
         near = ((pb[:, 0] <= hi[k, 0]) & (pb[:, 2] >= lo[k, 0]) & (pb[:, 1] <= hi[k, 1])
                 & (pb[:, 3] >= lo[k, 1]))
@@ -350,19 +381,4 @@ def segments_clear(segs: np.ndarray, seg_job: np.ndarray, jobs: Jobs,
         if len(k):
             s = segs[k]
             clear[k[hits_paired(s[:, 0], s[:, 1], obs, part)]] = False
-    return clear
-
-
-def _clear_by_shapes(segs: np.ndarray, seg_job: np.ndarray, jobs: Jobs, obs: PreparedObstacles
-                     ) -> np.ndarray:
-    clear = np.ones(len(segs), dtype=bool)
-    first = jobs.ptr[seg_job]
-    geoms = shapely.linestrings(segs)
-    point = np.all(segs[:, 0] == segs[:, 1], axis=1)
-    if point.any():
-        geoms[point] = shapely.points(segs[point, 0])
-    for k, j in row_blocks(jobs.ptr[seg_job + 1] - first):
-        hit = np.asarray(shapely.intersects(geoms[k], obs.tests[jobs.rows[first[k] + j]]),
-                         dtype=bool)
-        clear[k[hit]] = False
     return clear

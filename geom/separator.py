@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .obstacles import Jobs, PreparedObstacles, hits_paired, row_blocks
+from .obstacles import EX, EY, NX, NY, C, Jobs, PreparedObstacles, X, Y, hits_paired, row_blocks
 from .tangents import Frames, outer_sides
 
 
@@ -36,11 +36,12 @@ def part_meets_base(c: np.ndarray, M: np.ndarray, obs: PreparedObstacles, part: 
     In the base's frame the base is the unit disc: the part meets it iff the origin is inside
     the mapped part or within 1 of one of its edges."""
     cx, cy = c[:, 0, None], c[:, 1, None]
-    inside = (obs.part_nx[part] * cx + obs.part_ny[part] * cy <= obs.part_c[part]).all(axis=1)
-    dx, dy = obs.part_x[part] - cx, obs.part_y[part] - cy
+    g = obs.part_pack[part]
+    inside = (g[:, NX] * cx + g[:, NY] * cy <= g[:, C]).all(axis=1)
+    dx, dy = g[:, X] - cx, g[:, Y] - cy
     m00, m01, m10, m11 = M[:, 0, 0, None], M[:, 0, 1, None], M[:, 1, 0, None], M[:, 1, 1, None]
     qx, qy = m00 * dx + m01 * dy, m10 * dx + m11 * dy
-    ex0, ey0 = obs.part_ex[part], obs.part_ey[part]
+    ex0, ey0 = g[:, EX], g[:, EY]
     ex, ey = m00 * ex0 + m01 * ey0, m10 * ex0 + m11 * ey0
     ee = ex * ex + ey * ey
     t = np.clip(-(qx * ex + qy * ey) / np.where(ee > 0, ee, 1.0), 0.0, 1.0)

@@ -24,7 +24,9 @@ import numpy as np
 import shapely
 
 from . import cover
+from .obstacles import job_parts
 from .segments import corridor, search_jobs
+from .separator import separated
 from .sight_matrix import BLOCKED, DEAD_ZONE, HIDDEN, VISIBLE, SightMatrix
 from .verdict import Verdict
 
@@ -105,11 +107,15 @@ def minimal_pieces(m: SightMatrix, i: int, j: int) -> list[str]:
     single = rows[(ctx.members[rows, 1] < 0) & np.isin(ctx.members[rows, 0], keep)]
     if len(single):
         n = len(single)
-        res = search_jobs(m.A.frames.take(np.full(n, i)), m.B.frames.take(np.full(n, j)),
-                          ctx.obstacles, np.arange(n + 1), single)
-        alone = [int(ctx.members[r, 0]) for r in single[~res.clear]]
-        if alone:
-            return [ctx.piece_ids[max(alone, key=strength)]]
+        fa, fb = m.A.frames.take(np.full(n, i)), m.B.frames.take(np.full(n, j))
+        jobs = job_parts(ctx.obstacles, np.arange(n + 1), single)
+        alone = single[separated(fa, fb, np.arange(n), jobs, ctx.obstacles)] \
+            if float(m.dist[i, j]) > 1e-9 else single[:0]
+        if not len(alone):  # no single convex part does it: ask the full search, piece by piece
+            res = search_jobs(fa, fb, ctx.obstacles, np.arange(n + 1), single)
+            alone = single[~res.clear]
+        if len(alone):
+            return [ctx.piece_ids[max((int(ctx.members[r, 0]) for r in alone), key=strength)]]
     for k in sorted(keep, key=strength):  # drop direct cover first, then the lower pieces
         trial = [x for x in keep if x != k]
         if _blocked_by(m, i, j, set(trial)):

@@ -15,7 +15,9 @@ Checks per ordered pair: the rule codes (HIDDEN, dead zone) are equal; the engin
 full/direct classification equals the reference's; a pair the engine calls blocked has no clear
 sampled segment; a pair the engine calls visible has a witness whose ends lie in the two bases
 and which enters no blocking piece (joined with any blocking piece it touches) deeper than the
-tolerance. Scenes include stacked tops (some overhanging the piece under them), Size-0 tops on
+tolerance. Both engine paths are checked: the batch (`SightContext.matrix`) and the one-pair fast
+path (`SightContext.line_of_sight`), whose answers must agree and whose witnesses must both be
+valid; the run must exercise every way the exact search decides. Scenes include stacked tops (some overhanging the piece under them), Size-0 tops on
 hills, mid ground, ramps, courtyards, grass, tokens, touching wall sections, ovals, flying,
 burrowed and hidden models, models hugging pieces at exactly 1", models exactly 3" and 4" apart,
 and mission markers as targets.
@@ -28,7 +30,7 @@ from __future__ import annotations
 import functools
 import math
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pytest
@@ -38,6 +40,8 @@ from shapely.geometry import LineString, Point, Polygon, box
 from shapely.geometry.polygon import orient
 
 from geom.model import Base, Battlefield, Marker, Model, Table, TerrainPiece, Unit
+from geom.segments import BLOCKED as SEARCH_BLOCKED
+from geom.segments import FIRST, FOUND, SEPARATED
 from geom.sight import BLOCKED, DEAD_ZONE, HIDDEN, VISIBLE, SightContext
 
 TOL = 1e-6
@@ -423,12 +427,16 @@ class Tally:
     hidden: int = 0
     skipped: int = 0
     visible_unsampled: int = 0  # visible by a valid witness the sampler did not find
+    how: dict[int, int] = field(default_factory=dict)  # how the exact search decided
 
 
 def audit(bf: Battlefield, objs: list[Model | Marker], tally: Tally) -> None:
     _DIST.clear()
     ctx = SightContext(bf)
     mat = ctx.matrix(objs, objs)
+    one = SightContext(bf)  # the one-pair fast path, on its own table
+    for h in mat.how.ravel().tolist():
+        tally.how[h] = tally.how.get(h, 0) + 1
     clear: dict[tuple[frozenset[int], frozenset[str]], bool] = {}
 
     def sampled(i: int, j: int, ids: dict[str, str]) -> bool:
@@ -453,6 +461,8 @@ def audit(bf: Battlefield, objs: list[Model | Marker], tally: Tally) -> None:
                 continue
             tally.pairs += 1
             where = (A.o.ref, B.o.ref)
+            single = one.line_of_sight(objs[i], objs[j])
+            assert single.ok == bool(mat.visible[i, j]), (*where, "one pair vs batch")
             for k, p in enumerate(bf.terrain):
                 assert mat.kind(i, j, k) == ids.get(p.id), (*where, p.id, ids)
             code = int(mat.code[i, j])
@@ -470,6 +480,7 @@ def audit(bf: Battlefield, objs: list[Model | Marker], tally: Tally) -> None:
                 w = mat.witness[i, j]
                 seg = ((float(w[0, 0]), float(w[0, 1])), (float(w[1, 0]), float(w[1, 1])))
                 assert witness_ok(A.o, B.o, seg, blocking_shapes(bf, ids)), (*where, seg, ids)
+                assert witness_ok(A.o, B.o, single.witness, blocking_shapes(bf, ids)), where
                 if REPORT and ids and not sampled(i, j, ids):
                     tally.visible_unsampled += 1
 
@@ -482,8 +493,10 @@ def test_engine_matches_rules_reference(chunk):
     for _ in range(SCENES // CHUNKS):
         bf, objs = audit_scene(rng)
         audit(bf, objs, tally)
-    # the generator exercises every outcome, and few pairs sit on a threshold
+    # the generator exercises every outcome and every path of the exact search (centre line,
+    # separator proof, candidate lines found and exhausted), and few pairs sit on a threshold
     assert tally.visible and tally.blocked and tally.dead and tally.hidden, tally
+    assert all(tally.how.get(h) for h in (FIRST, SEPARATED, FOUND, SEARCH_BLOCKED)), tally.how
     assert tally.skipped < 0.05 * (tally.pairs + tally.skipped), tally
     if REPORT:
         print(chunk, tally)
