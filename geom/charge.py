@@ -34,7 +34,8 @@ Only rim points matter, because a segment from inside the base can be shortened 
 
 **After the charge** (§8.7.7 step 4) the other models are placed one by one: base contact with a
 declared target model (A), else within engagement range of a target (B), else as close to the
-leading model as possible (C); each wholly within 3" of the leader with a coherency link, and
+leading model as possible (C); each wholly within the unit's coherency distance (3", 4" with
+Squadron) of the leader with a coherency link, and
 none within 1" of an undeclared enemy unit. A model with no legal spot is a casualty (§4.4).
 
 >>> pr = roll_table(speed=4, modifier=-2, distance=7.03)
@@ -599,7 +600,7 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     elif unit.leading is not None:
         candidates = [unit.leading_model]
     else:
-        candidates = list(unit.models)  # the player picks: try each, best first
+        candidates = list(unit.by_id)  # the player picks: try each (id order), best first
 
     best: tuple[float, Model, EndRegion, Any] | None = None
     regions: dict[str, EndRegion] = {}
@@ -801,7 +802,6 @@ class Placement:
 PRIORITY_A = "A base contact"
 PRIORITY_B = "B engagement range"
 PRIORITY_C = "C close to the leader"
-COHERENCY = 3.0  # §4.4: wholly within 3" of the leading model
 GRID = 0.125  # candidate spacing when the nearest point of a region has no valid link
 
 
@@ -811,7 +811,7 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
 
     With targets (a charge): priorities A > B > C. With `avoid_all_enemies` (disengage) every
     enemy's engagement range is forbidden and only C applies. Every model must be legal, wholly
-    within 3" of the leader and linked to an already placed model (§4.4). Models go on the mat
+    within the coherency distance of the leader and linked to an already placed model (§4.4). Models go on the mat
     or on the leader's own top."""
     cache = {} if cache is None else cache
     target_ids = {t.id for t in targets}
@@ -830,7 +830,8 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
     lead_top = top_at(bf, leader.at)
     if lead_top is not None:
         surfaces.append(lead_top)
-    coh_base = base_shape(leader.ellipse, outer=False).buffer(COHERENCY, quad_segs=QUAD_SEGS)
+    coh_base = base_shape(leader.ellipse, outer=False).buffer(unit.coherency_distance,
+                                                              quad_segs=QUAD_SEGS)
     for m in others:
         K = mover_base(m)
         coh = shrink(coh_base, K)
@@ -870,7 +871,8 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
                 break
         if spot is None:
             casualties.append(m.id)
-            reasons[m.id] = ("no legal spot wholly within 3\" of the leader with a coherency link"
+            reasons[m.id] = (f"no legal spot wholly within {unit.coherency_distance:g}\" of the "
+                             "leader with a coherency link"
                              + (" outside every enemy's engagement range"
                                 if avoid_all_enemies else ""))
             continue
@@ -955,7 +957,7 @@ class LinkChecker:
 def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: dict[str, Point],
                     targets: Sequence[Unit]) -> Verdict:
     """Check a proposed placement of the other models after a charge (§8.7.7 step 4, §4.4):
-    each legal, wholly within 3" of the leader, linked to the leader through placed models,
+    each legal, wholly within the coherency distance of the leader, linked to it through placed models,
     none within 1" of an undeclared enemy; and no model left at a lower priority (B, C) when a
     spot of higher priority (A base contact, B engagement range) was free for it."""
     leader = unit.leading_model.moved_to(leader_end)
@@ -985,8 +987,10 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
             elif o.owner != unit.owner and o.unit not in target_ids and not o.flying \
                     and in_engagement_range(m, o):
                 problems.append(f"{m.ref} is within 1\" of {o.ref}, of an undeclared unit")
-        if bases.max_distance_to_ellipse(m.ellipse, leader.ellipse) > COHERENCY + TOLERANCE:
-            problems.append(f"{m.ref} is not wholly within 3\" of the leading model")
+        if bases.max_distance_to_ellipse(m.ellipse, leader.ellipse) > \
+                unit.coherency_distance + TOLERANCE:
+            problems.append(f"{m.ref} is not wholly within {unit.coherency_distance:g}\" of the "
+                            "leading model")
     link = LinkChecker(bf, unit, engaged_enemies=[o for t in targets for o in t.models])
     linked = {leader.id}
     grew = True
@@ -1010,7 +1014,7 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
         tiers[mid] = PRIORITY_B if any(models_engaged(bf, m, o) for o in tmodels) else PRIORITY_C
         others = [o for k, o in moved.items() if k != mid]
         avoid = _undeclared(bf, unit, target_ids)
-        coh = shrink(base_shape(leader.ellipse, outer=False).buffer(COHERENCY,
+        coh = shrink(base_shape(leader.ellipse, outer=False).buffer(unit.coherency_distance,
                                                                     quad_segs=QUAD_SEGS),
                      mover_base(m))
         free = free_region(bf, unit, m, None, avoid, extra_bases=others).intersection(coh)

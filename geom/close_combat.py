@@ -72,22 +72,22 @@ class Ranks:
 
 def ranks(bf: Battlefield, unit: Unit, enemy: Unit) -> Ranks:
     """Fighting and supporting rank of `unit` against one enemy unit."""
-    pairs = engaged_pairs(bf, unit.models, enemy.models)
+    pairs = engaged_pairs(bf, unit.by_id, enemy.by_id)
     engaged_with: dict[str, str] = {}
     for p in pairs:
         engaged_with.setdefault(p.a.id, p.b.ref)
-    fighting = [m for m in unit.models if m.id in engaged_with]
+    fighting = [m for m in unit.by_id if m.id in engaged_with]
     supports: dict[str, str] = {}
-    for m in unit.models:
+    for m in unit.by_id:
         if m.id in engaged_with:
             continue
         for f in fighting:
             if in_base_contact(m, f):
                 supports[m.id] = f.id
                 break
-    idle = [m.id for m in unit.models if m.id not in engaged_with and m.id not in supports]
+    idle = [m.id for m in unit.by_id if m.id not in engaged_with and m.id not in supports]
     return Ranks(unit.id, enemy.id, tuple(m.id for m in fighting),
-                 tuple(m.id for m in unit.models if m.id in supports), tuple(idle),
+                 tuple(m.id for m in unit.by_id if m.id in supports), tuple(idle),
                  engaged_with, supports)
 
 
@@ -160,7 +160,7 @@ def _valid_next(state: CasualtyState, alive: Sequence[str]) -> tuple[list[str], 
 def valid_casualties(bf: Battlefield, unit: Unit) -> Verdict:
     """The models the defender may remove next (§8.7.5). `details['valid']` lists them."""
     state = casualty_state(bf, unit)
-    alive = [m.id for m in unit.models]
+    alive = [m.id for m in unit.by_id]
     if all(p == 1 for p in state.priority.values()):
         return Verdict(True, "8.7.4 removing casualties",
                        f"{unit.id} is not engaged: the ordinary (visibility) rules choose "
@@ -183,10 +183,11 @@ class CasualtyStep:
 def removal_order(bf: Battlefield, unit: Unit, count: int | None = None,
                   prefer: Sequence[str] | None = None) -> list[CasualtyStep]:
     """One legal sequence of `count` removals (all models by default). At each step the
-    defender's choice is the first valid model in `prefer` order (unit order by default); the
-    step records every model that was a valid choice."""
+    defender's choice is the first valid model in `prefer` order (id order by default, so the
+    answer never depends on the order of the models in the file); the step records every model
+    that was a valid choice."""
     state = casualty_state(bf, unit)
-    alive = [m.id for m in unit.models]
+    alive = [m.id for m in unit.by_id]
     order = list(prefer) if prefer is not None else alive
     unknown = set(order) - set(alive)
     if unknown:
@@ -243,24 +244,28 @@ def _nearest_gap(m: Model, units: Sequence[Unit]) -> float:
 
 
 def _close_ranks_setup(bf: Battlefield, unit: Unit, leading: str | None
-                       ) -> tuple[Model | None, list[Unit], Verdict | None]:
+                       ) -> tuple[list[Model], list[Unit], Verdict | None]:
+    """The models that may lead the close-ranks move, and the engaged enemy units. With no
+    leader given or recorded (or a recorded one held in base contact) the player may pick any
+    model not in base contact: all of them, in id order."""
     engaged = _engaged_enemy_units(bf, unit)
     if not engaged:
-        return None, [], Verdict(False, RULE_CLOSE_RANKS,
-                                 f"{unit.id} is not engaged: only engaged units close ranks")
+        return [], [], Verdict(False, RULE_CLOSE_RANKS,
+                               f"{unit.id} is not engaged: only engaged units close ranks")
     held = [m for m in unit.models if _in_contact_with_enemy(bf, m)]
     if len(held) == len(unit.models):
-        return None, engaged, Verdict(
+        return [], engaged, Verdict(
             False, RULE_CLOSE_RANKS, f"every model of {unit.id} is in base contact with an enemy "
             "model: they are physically held, so the unit cannot close ranks (FAQ)")
-    leader = unit.model(leading) if leading is not None else unit.leading_model
-    if leader in held:
-        if leading is not None:
-            return leader, engaged, Verdict(
+    if leading is not None:
+        leader = unit.model(leading)
+        if leader in held:
+            return [leader], engaged, Verdict(
                 False, RULE_CLOSE_RANKS, f"{leader.ref} is in base contact with an enemy model "
                 "and may not move")
-        leader = next(m for m in unit.models if m not in held)
-    return leader, engaged, None
+        return [leader], engaged, None
+    free = [m for m in unit.leader_candidates if m not in held]
+    return (free or [m for m in unit.by_id if m not in held]), engaged, None
 
 
 def _close_ranks_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
@@ -306,11 +311,25 @@ def _close_ranks_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
 
 def close_ranks(bf: Battlefield, unit: Unit, to: Point, leading: str | None = None, *,
                 shortest_path: Callable[..., Any] = _default_shortest_path) -> Verdict:
-    """Is moving the leading model to `to` a legal close-ranks move (§8.8.1 step 1, FAQ)?"""
-    leader, engaged, bad = _close_ranks_setup(bf, unit, leading)
+    """Is moving the leading model to `to` a legal close-ranks move (§8.8.1 step 1, FAQ)? With
+    no leader given or recorded, any model not in base contact may lead: the first (in id
+    order) for which the move is legal; failing all, the first one's reason."""
+    leaders, engaged, bad = _close_ranks_setup(bf, unit, leading)
     if bad is not None:
         return bad
-    assert leader is not None
+    first: Verdict | None = None
+    for leader in leaders:
+        v = _close_ranks_to(bf, unit, leader, to, engaged, shortest_path)
+        if v:
+            return v
+        if first is None:
+            first = v
+    assert first is not None
+    return first
+
+
+def _close_ranks_to(bf: Battlefield, unit: Unit, leader: Model, to: Point,
+                    engaged: Sequence[Unit], shortest_path: Callable[..., Any]) -> Verdict:
     end = _close_ranks_end(bf, unit, leader, to, engaged)
     if not end:
         return end
@@ -324,12 +343,67 @@ def close_ranks(bf: Battlefield, unit: Unit, to: Point, leading: str | None = No
     return Verdict(True, RULE_CLOSE_RANKS,
                    f'{leader.ref} closes ranks along a {path.length:.3f}" path; {end.reason}',
                    witness=[list(p) for p in path.points],
-                   details={"path_length": path.length, **end.details})
+                   details={"leading": leader.id, "path_length": path.length, **end.details})
 
 
 def can_close_ranks(bf: Battlefield, unit: Unit, leading: str | None = None, *,
-                    path_to_region: Callable[..., Any] = _default_path_to_region) -> Verdict:
-    """Does any legal close-ranks move exist? The witness is the shortest such move."""
+                    path_to_region: Callable[..., Any] = _default_path_to_region,
+                    best: bool = False) -> Verdict:
+    """Does any legal close-ranks move exist? The witness is the shortest such move; with
+    `best`, the move that ends nearest the engaged enemy (see `_nearest_end`), `details['gap']`
+    its distance to them. With no leader given or recorded, every model not in base contact is
+    tried (the player picks the leader): the shortest move wins (with `best`: the nearest end,
+    then the shortest path); ties go to the first in id order. `details['leaders_tried']`:
+    model -> the length of its move, or None when it has no legal one."""
+    leaders, engaged, bad = _close_ranks_setup(bf, unit, leading)
+    if bad is not None:
+        return bad
+    if path_to_region is _default_path_to_region:
+        from .movement import navigator
+
+        nav = navigator(bf, unit)  # one free space for every leader and every probe
+
+        def path_to_region(bf: Battlefield, unit: Unit, start: Point, region: Any) -> Any:
+            return nav.path_to_region(start, region)
+
+    def better(v: Verdict, than: Verdict | None) -> bool:
+        if than is None:
+            return True
+        if best:
+            gv, gt = v.details["gap"], than.details["gap"]
+            if abs(gv - gt) > TOLERANCE:
+                return gv < gt
+        return bool(v.details["path_length"] < than.details["path_length"] - TOLERANCE)
+
+    chosen: Verdict | None = None
+    first: Verdict | None = None
+    tried: dict[str, float | None] = {}
+    skipped: list[str] = []
+    for leader in leaders:
+        if best and chosen is not None and chosen.details["gap"] <= TOLERANCE and \
+                chosen.details["path_length"] <= _nearest_gap(leader, engaged) + TOLERANCE:
+            # base contact is already reached by a move no longer than any this leader's
+            # move to contact could be (a path is at least as long as the gap it closes)
+            skipped.append(leader.id)
+            continue
+        v = _can_close_ranks_for(bf, unit, leader, engaged, path_to_region, best=best)
+        tried[leader.id] = v.details["path_length"] if v else None
+        if v and better(v, chosen):
+            chosen = v
+        if first is None:
+            first = v
+    out = chosen if chosen is not None else first
+    assert out is not None
+    if len(leaders) > 1:
+        out.details["leaders_tried"] = tried
+        if skipped:
+            out.details["leaders_skipped"] = skipped
+    return out
+
+
+def _can_close_ranks_for(bf: Battlefield, unit: Unit, leader: Model, engaged: Sequence[Unit],
+                         path_to_region: Callable[..., Any], *, best: bool = False) -> Verdict:
+    """`can_close_ranks` with this model as the leader."""
     from .charge import (
         QUAD_SEGS,
         base_shape,
@@ -341,10 +415,6 @@ def can_close_ranks(bf: Battlefield, unit: Unit, leading: str | None = None, *,
         range_zone_inner,
     )
 
-    leader, engaged, bad = _close_ranks_setup(bf, unit, leading)
-    if bad is not None:
-        return bad
-    assert leader is not None
     K = mover_base(leader)
     before = _nearest_gap(leader, engaged)
     held = {m.id for m in unit.models if _in_contact_with_enemy(bf, m)}
@@ -365,19 +435,75 @@ def can_close_ranks(bf: Battlefield, unit: Unit, leading: str | None = None, *,
                 [engagement_zone(bf, leader, o) for o in v.models]))
     region = region.buffer(-1e-5) if not region.is_empty else region
     if region.is_empty:
-        return Verdict(False, RULE_CLOSE_RANKS, "no legal position is closer to the enemy")
+        return Verdict(False, RULE_CLOSE_RANKS, f"no legal position for {leader.ref} is closer "
+                       "to the enemy", details={"leading": leader.id})
     path = path_to_region(bf, unit, leader.at, region)
     if path is None or path.length > CLOSE_RANKS_MOVE + TOLERANCE:
         return Verdict(False, RULE_CLOSE_RANKS,
-                       "no legal position closer to the enemy is within a 3\" move",
-                       details={"shortest": None if path is None else path.length})
+                       f"no legal position closer to the enemy is within a 3\" move of "
+                       f"{leader.ref}",
+                       details={"leading": leader.id,
+                                "shortest": None if path is None else path.length})
     end = tuple(path.points[-1])
     check = _close_ranks_end(bf, unit, leader, end, engaged)
+    if best and check:
+        path, check = _nearest_end(bf, unit, leader, engaged, region, path, check,
+                                   path_to_region)
+    details = {"leading": leader.id, "path_length": path.length, "quad_segs": QUAD_SEGS}
+    if best:
+        details["gap"] = check.details["after"]
     return Verdict(check.ok, RULE_CLOSE_RANKS,
                    f"{leader.ref} can close ranks: {check.reason}" if check else check.reason,
-                   witness=[list(p) for p in path.points],
-                   details={"leading": leader.id, "path_length": path.length,
-                            "quad_segs": QUAD_SEGS})
+                   witness=[list(p) for p in path.points], details=details)
+
+
+NEAREST_STEP = 1 / 128  # inches: how close to the best gap the nearest-end search gets
+
+
+def _nearest_end(bf: Battlefield, unit: Unit, leader: Model, engaged: Sequence[Unit],
+                 region: Any, path: Any, check: Verdict, path_to_region: Callable[..., Any]
+                 ) -> tuple[Any, Verdict]:
+    """The legal close-ranks end nearest the engaged enemy within the 3" move: base contact if
+    the move reaches it (snapped to touching), else the smallest gap g (to NEAREST_STEP) for
+    which the part of `region` within g of an enemy model is reachable. Every candidate end is
+    re-checked exactly (`_close_ranks_end`) and by its own path; the shortest move stands when
+    nothing nearer passes."""
+    from .charge import CONTACT_BAND, range_zone_inner, snap_to_contact
+
+    foes = [o for v in engaged for o in v.models if not o.flying]
+
+    def probe(g: float) -> tuple[Any, Verdict] | None:
+        near = region.intersection(shapely.union_all(
+            [range_zone_inner(leader, o, g) for o in foes]))
+        if near.is_empty:
+            return None
+        p = path_to_region(bf, unit, leader.at, near)
+        if p is None or p.length > CLOSE_RANKS_MOVE + TOLERANCE:
+            return None
+        c = _close_ranks_end(bf, unit, leader, tuple(p.points[-1]), engaged)
+        return (p, c) if c else None
+
+    contact = probe(CONTACT_BAND)
+    if contact is not None:
+        p, c = contact
+        end = tuple(p.points[-1])
+        target = min(foes, key=lambda o: bases.point_distance(o.ellipse, end)[0])
+        snapped = snap_to_contact(leader, end, target)
+        q = _default_shortest_path(bf, unit, leader.at, snapped)
+        cs = _close_ranks_end(bf, unit, leader, snapped, engaged)
+        if q is not None and q.length <= CLOSE_RANKS_MOVE + TOLERANCE and cs:
+            return q, cs
+        return p, c
+    lo, hi = CONTACT_BAND, check.details["after"]
+    found = (path, check)
+    while hi - lo > NEAREST_STEP:
+        mid = (lo + hi) / 2
+        r = probe(mid)
+        if r is None:
+            lo = mid
+        else:
+            found, hi = r, min(mid, r[1].details["after"])
+    return found
 
 
 # --------------------------------------------------------------------------- disengage
@@ -394,14 +520,17 @@ class DisengageAnswer:
     positions: dict[str, Point]
     rule: str
     reason: str
+    path_length: float | None = None
+    # destroyed model id -> why it could not be placed clear
+    reasons: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {"unit": self.unit, "possible": self.possible, "leading": self.leading,
                 "end": list(self.end) if self.end else None,
                 "path": [list(p) for p in self.path] if self.path else None,
-                "destroyed": self.destroyed,
+                "path_length": self.path_length, "destroyed": self.destroyed,
                 "positions": {k: list(v) for k, v in self.positions.items()},
-                "rule": self.rule, "reason": self.reason}
+                "reasons": dict(self.reasons), "rule": self.rule, "reason": self.reason}
 
 
 def disengage(bf: Battlefield, unit: Unit, leading: str | None = None, *,
@@ -415,8 +544,8 @@ def disengage(bf: Battlefield, unit: Unit, leading: str | None = None, *,
     speed = unit.current_speed()
     if speed is None:
         raise TmgError("the unit has no Speed", obj=unit.id, field="speed")
-    leaders = [unit.model(leading)] if leading is not None else (
-        [unit.leading_model] if unit.leading is not None else list(unit.models))
+    # the player picks the leader unless one is given or recorded: every model, in id order
+    leaders = [unit.model(leading)] if leading is not None else list(unit.leader_candidates)
     best: DisengageAnswer | None = None
     for lead in leaders:
         K = mover_base(lead)
@@ -441,7 +570,8 @@ def disengage(bf: Battlefield, unit: Unit, leading: str | None = None, *,
                 list(pl.casualties), dict(pl.positions), RULE_DISENGAGE,
                 f'{lead.ref} gets clear along a {path.length:.3f}" path'
                 + (f"; {len(pl.casualties)} model(s) cannot be placed clear and are destroyed"
-                   if pl.casualties else "; every model can be placed clear"))
+                   if pl.casualties else "; every model can be placed clear"),
+                path.length, {m: pl.reasons[m] for m in pl.casualties if m in pl.reasons})
             if best is None or len(ans.destroyed) < len(best.destroyed):
                 best = ans
             if not ans.destroyed:
@@ -451,9 +581,13 @@ def disengage(bf: Battlefield, unit: Unit, leading: str | None = None, *,
     if best is None:
         lead = leaders[0]
         # §8.5.4: a failed disengage removes the leading model only; the rest stay put
+        why = (f"no model can reach a legal position outside every enemy's engagement range "
+               f"within Speed {speed}" if len(leaders) > 1 else
+               f"{lead.ref} cannot reach a legal position outside every enemy's engagement "
+               f"range within Speed {speed}")
         return DisengageAnswer(unit.id, False, lead.id, None, None,
                                [lead.id], {}, RULE_DISENGAGE,
-                               f"no model can reach a legal position outside every enemy's "
-                               f"engagement range within Speed {speed}: the disengage fails, "
-                               "the unit does not move and its leading model is removed")
+                               f"{why}: the disengage fails, the unit does not move and its "
+                               "leading model is removed", None,
+                               {lead.id: "the leading model of a failed disengage (§8.5.4)"})
     return best

@@ -1,12 +1,23 @@
-"""Unit coherency (GEOMETRY-RULES §7; rulebook §4.4, §8.5.3 step 2, FAQ "측정과 이동").
+"""Unit coherency (rulebook §4.4, §8.5.3 step 2, FAQ "측정과 이동"; Squadron "편대" on the
+Zergling, Raptor, Hydralisk, Ravager, Stalker … cards).
 
 At the end of an action that moves models, every model must be
 
-1. WHOLLY WITHIN 3" of the leading model (every point of its base), and
-   **Decision:** for a base wider than 3" (80 mm and larger) "wholly within" can never hold
-   without overlapping the leader, so such a model is judged by §4.4's other wording, "placed
-   further than 3"" (i.e. it must be WITHIN 3"); and
+1. WHOLLY WITHIN the unit's **coherency distance** of the leading model (every point of its
+   base): 3", or 4" for a unit with Squadron (`Unit.coherency_distance`). Exact at the limit: a
+   base whose far edge is exactly that far meets it (tolerance 1e-6").
+   **Decision (docs/rules.md, wide bases):** a base wider than the coherency distance (80 mm and
+   larger against 3"; 120 mm and larger against 4") can never lie wholly within it without
+   overlapping the leader, so such a model is judged by §4.4's other wording, "placed further
+   than 3"" (i.e. it must be WITHIN the distance). A base no wider than the distance is held to
+   "wholly within": an 80 mm Stalker (Squadron) must have its far edge within 4"; and
 2. joined to the leading model by a chain of valid coherency links.
+
+**Decision (docs/rules.md, no recorded leader):** where the scenario names no leading model, the
+unit is in coherency when some choice of leading model makes it so, and the answer names that
+model (the first such in id order); when none does, the answer shows the choice with the fewest
+failing models. Models are taken in id order throughout, so the verdict never depends on the
+order in which a file lists them.
 
 A coherency link joins two models of the same unit. FAQ: a link may pass wherever the leading
 model could legally travel. So a link is valid when the segment joining the two base centres is a
@@ -30,8 +41,9 @@ True
 
 from __future__ import annotations
 
+import math
 from collections import deque
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +51,7 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString, Point
 
+from . import bases
 from . import distance as dist
 from .engagement import engaged_pairs
 from .freespace import FreeSpace, movement_obstacles
@@ -46,7 +59,6 @@ from .model import TOLERANCE, Battlefield, Model, Unit
 from .verdict import Verdict
 
 RULE = "4.4 unit coherency"
-COHERENCY_RANGE = 3.0
 
 
 @dataclass(frozen=True)
@@ -129,46 +141,105 @@ def link_blockers(fs: FreeSpace, a: Model, b: Model) -> list[str]:
     return out
 
 
-def coherency(bf: Battlefield, unit: Unit | str, *, leading: str | None = None,
-              engaged: Collection[str] | None = None) -> Verdict:
-    """Is the unit in coherency (§4.4)? `details` has `failures` [{model, reason}], `links`,
-    `leading`. `engaged`: enemy model refs (or unit ids) links may cross; default: the enemy
-    models the unit is engaged with (geom.engagement)."""
-    u = bf.unit(unit) if isinstance(unit, str) else unit
-    lead = u.model(leading) if leading is not None else u.leading_model
-    ls = links(bf, u, engaged=engaged)
-    adj: dict[str, list[str]] = {m.id: [] for m in u.models}
-    for lk in ls:
-        if lk.ok:
-            adj[lk.a].append(lk.b)
-            adj[lk.b].append(lk.a)
-    seen = {lead.id}
-    todo = deque([lead.id])
+def wide_base(unit: Unit, m: Model) -> bool:
+    """The base is wider than the coherency distance (see the module's wide-bases decision)."""
+    return m.base.short > unit.coherency_distance
+
+
+def _support_sigma(m: Model) -> np.ndarray:
+    e = m.ellipse
+    c, s = math.cos(e.theta), math.sin(e.theta)
+    L = np.array([[c * e.a, -s * e.b], [s * e.a, c * e.b]])
+    return L @ L.T
+
+
+def far_distances(models: Sequence[Model], leads: Sequence[Model]) -> np.ndarray:
+    """far[i, j] = the distance from the farthest point of models[i]'s base to leads[j]'s base
+    (0 when it lies within it): what WHOLLY WITHIN measures (§4.2).
+
+    For convex bases A and B, max over p in A of dist(p, B) = max over unit n of
+    (h_A(n) − h_B(n)), h the support function (swap the two maxima in
+    dist(p, B) = max_n (n·p − h_B(n))). Discs: the closed form |c_A − c_B| + r_A − r_B. Ovals:
+    h(n) = n·c + sqrt(nᵀΣn) in closed form, maximised over the angle of n by 256 samples and
+    golden-section refinement to 1e-13 rad (`geom.bases.maximise_periodic_batch`), so the value
+    is exact to rounding — all pairs in one batch."""
+    n, k = len(models), len(leads)
+    far = np.zeros((n, k))
+    if n == 0 or k == 0:
+        return far
+    ca = np.array([m.at for m in models], dtype=float)
+    cb = np.array([m.at for m in leads], dtype=float)
+    ra = np.array([m.base.a for m in models])
+    rb = np.array([m.base.a for m in leads])
+    disc_a = np.array([m.base.is_disc for m in models])
+    disc_b = np.array([m.base.is_disc for m in leads])
+    gap = np.hypot(ca[:, None, 0] - cb[None, :, 0], ca[:, None, 1] - cb[None, :, 1])
+    far[:] = gap + ra[:, None] - rb[None, :]
+    ii, jj = np.nonzero(~(disc_a[:, None] & disc_b[None, :]))
+    if len(ii):
+        Sa = np.array([_support_sigma(m) for m in models])[ii]
+        Sb = np.array([_support_sigma(m) for m in leads])[jj]
+        v = ca[ii] - cb[jj]
+
+        def g(psi: np.ndarray) -> np.ndarray:
+            x, y = np.cos(psi), np.sin(psi)
+            ha = np.sqrt(Sa[:, 0, 0, None] * x * x + 2 * Sa[:, 0, 1, None] * x * y
+                         + Sa[:, 1, 1, None] * y * y)
+            hb = np.sqrt(Sb[:, 0, 0, None] * x * x + 2 * Sb[:, 0, 1, None] * x * y
+                         + Sb[:, 1, 1, None] * y * y)
+            return v[:, 0, None] * x + v[:, 1, None] * y + ha - hb
+
+        _, best, sampled = bases.maximise_periodic_batch(g, len(ii))
+        far[ii, jj] = np.maximum(best, sampled.max(axis=1))
+    return np.maximum(far, 0.0)
+
+
+def range_failure(unit: Unit, m: Model, lead: Model, far: float | None = None) -> str | None:
+    """Why `m` is not within the coherency distance of `lead` (§4.4), or None when it is.
+    `far`: `far_distances` of the pair when already known. Exact to rounding (closed forms for
+    discs, see `far_distances` for ovals)."""
+    d = unit.coherency_distance
+    if wide_base(unit, m):
+        # A base wider than d can never lie wholly within d of a base it does not overlap, so
+        # §4.4's "wholly within" would make every such unit incoherent. The same section defines
+        # out of coherency as a model placed "further than 3"" (3" 보다 멀리): that reading is
+        # used for these bases.
+        gap = dist.distance(m, lead)
+        if gap > d + TOLERANCE:
+            return (f'further than {d:g}" from the leading model {lead.id} ({gap:.3f}"; its base '
+                    f'is wider than {d:g}", so "wholly within" cannot apply)')
+        return None
+    if far is None:
+        far = float(far_distances([m], [lead])[0, 0])
+    if far > d + TOLERANCE:
+        return (f'not wholly within {d:g}" of the leading model {lead.id} (its base reaches '
+                f'{far:.3f}" away)')
+    return None
+
+
+def _reached(lead: str, adj: dict[str, list[str]]) -> set[str]:
+    seen = {lead}
+    todo = deque([lead])
     while todo:
         x = todo.popleft()
         for y in adj[x]:
             if y not in seen:
                 seen.add(y)
                 todo.append(y)
+    return seen
+
+
+def _failures(u: Unit, lead: Model, ls: list[Link], adj: dict[str, list[str]],
+              far: dict[str, float]) -> list[dict[str, Any]]:
+    seen = _reached(lead.id, adj)
     failures: list[dict[str, Any]] = []
-    for m in u.models:
+    for m in u.by_id:
         if m.id == lead.id:
             continue
         why: list[str] = []
-        if m.base.short > COHERENCY_RANGE:
-            # A base wider than 3" can never lie wholly within 3" of another base it does not
-            # overlap, so §4.4's "wholly within" would make every such unit incoherent. The
-            # same section defines out of coherency as a model placed "further than 3""
-            # (3" 보다 멀리): that reading is used for these bases.
-            gap = dist.distance(m, lead)
-            if gap > COHERENCY_RANGE + TOLERANCE:
-                why.append(f'further than 3" from the leading model {lead.id} ({gap:.3f}"; '
-                           f'its base is wider than 3", so "wholly within" cannot apply)')
-        else:
-            far = dist.max_distance(m.ellipse, [lead.ellipse])
-            if far > COHERENCY_RANGE + TOLERANCE:
-                why.append(f'not wholly within 3" of the leading model {lead.id} (its base '
-                           f'reaches {far:.3f}" away)')
+        out_of_range = range_failure(u, m, lead, far[m.id])
+        if out_of_range is not None:
+            why.append(out_of_range)
         if m.id not in seen:
             mine = [lk for lk in ls if m.id in (lk.a, lk.b)]
             blockers = sorted({b for lk in mine for b in lk.blocked_by})
@@ -176,13 +247,57 @@ def coherency(bf: Battlefield, unit: Unit | str, *, leading: str | None = None,
                        + (f" (its links are blocked by {', '.join(blockers)})" if blockers else ""))
         if why:
             failures.append({"model": m.id, "reason": "; ".join(why)})
-    details = {"leading": lead.id, "failures": failures,
-               "links": [lk.to_json() for lk in ls],
-               "engaged_with": sorted(engaged) if engaged is not None
-               else engaged_enemy_models(bf, u)}
+    return failures
+
+
+def coherency(bf: Battlefield, unit: Unit | str, *, leading: str | None = None,
+              engaged: Collection[str] | None = None) -> Verdict:
+    """Is the unit in coherency (§4.4)? `details` has `failures` [{model, reason}], `links`,
+    `leading` (the leading model judged: the given one, the recorded one, or — with neither —
+    the first model in id order that puts the unit in coherency), `leading_recorded`,
+    `coherency_distance`. `engaged`: enemy model refs (or unit ids) links may cross; default:
+    the enemy models the unit is engaged with (geom.engagement)."""
+    u = bf.unit(unit) if isinstance(unit, str) else unit
+    eng = sorted(engaged) if engaged is not None else engaged_enemy_models(bf, u)
+    ls = links(bf, u, engaged=eng, models=u.by_id)
+    adj: dict[str, list[str]] = {m.id: [] for m in u.models}
+    for lk in ls:
+        if lk.ok:
+            adj[lk.a].append(lk.b)
+            adj[lk.b].append(lk.a)
+    if leading is not None:
+        candidates: tuple[Model, ...] = (u.model(leading),)
+    else:
+        candidates = u.leader_candidates
+    chosen = leading is None and u.leading is None
+    far = far_distances(u.by_id, candidates)
+    best: tuple[Model, list[dict[str, Any]]] | None = None
+    tried: dict[str, int] = {}
+    for j, cand in enumerate(candidates):
+        fails = _failures(u, cand, ls, adj, {m.id: float(far[i, j])
+                                             for i, m in enumerate(u.by_id)})
+        tried[cand.id] = len(fails)
+        if best is None or len(fails) < len(best[1]):
+            best = (cand, fails)
+        if not fails:
+            break
+    assert best is not None
+    lead, failures = best
+    d = u.coherency_distance
+    details: dict[str, Any] = {
+        "leading": lead.id, "leading_recorded": not chosen, "coherency_distance": d,
+        "failures": failures, "links": [lk.to_json() for lk in ls], "engaged_with": eng}
+    if chosen and len(u.models) > 1:
+        details["leaders_tried"] = tried
+    within = ("within" if any(wide_base(u, m) for m in u.models) else "wholly within")
     if failures:
         names = ", ".join(f["model"] for f in failures)
-        return Verdict(False, RULE, f"{u.id} is out of coherency: {names}", None, details)
+        whoever = (f" whatever model leads (shown with {lead.id}, the choice with the fewest "
+                   "failing models)" if chosen and len(u.models) > 1 else "")
+        return Verdict(False, RULE, f"{u.id} is out of coherency{whoever}: {names}", None,
+                       details)
     n = len(u.models)
+    picked = (f"; no leading model is recorded and {lead.id} as leader makes it so"
+              if chosen and n > 1 else "")
     return Verdict(True, RULE, f"{u.id} is in coherency ({n} model{'s' if n != 1 else ''} "
-                   f"wholly within 3\" of {lead.id} and linked to it)", None, details)
+                   f"{within} {d:g}\" of {lead.id} and linked to it{picked})", None, details)

@@ -102,13 +102,15 @@ def contests(bf: Battlefield, unit: Unit, marker: Marker, *,
         if not coh.ok:
             why = "; ".join(f"{f['model']}: {f['reason']}"
                             for f in coh.details.get("failures", [])) or coh.reason
-            failures.append(f"it is out of coherency ({why})")
+            anyone = "" if coh.details.get("leading_recorded", True) else \
+                " whatever model leads"
+            failures.append(f"it is out of coherency{anyone} ({why})")
     level = marker_level(bf, marker)
     details["marker_elevation"] = level
     see = sight or _sight(bf)
     witness = None
     qualifying: list[str] = []
-    for m in unit.models:
+    for m in unit.by_id:  # id order: the witness never depends on the file's order
         d = distance(m, marker)
         row: dict[str, Any] = {"model": m.ref, "distance": d,
                                "within": d <= CONTEST_RANGE + TOLERANCE}

@@ -13,6 +13,7 @@ the x axis. Everything is immutable so that queries can cache freely.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -46,6 +47,16 @@ SQUADRON_COHERENCY_DISTANCE = 4.0
 
 def inches(mm: float) -> float:
     return mm / MM_PER_INCH
+
+
+def natural_key(model_id: str) -> tuple[tuple[int, int, str], ...]:
+    """Sort key for ids that puts "2" before "10" and "m2" before "m10".
+
+    >>> sorted(["m10", "m2", "1", "b"], key=natural_key)
+    ['1', 'b', 'm2', 'm10']
+    """
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p)
+                 for p in re.split(r"(\d+)", model_id) if p)
 
 
 @dataclass(frozen=True)
@@ -265,13 +276,28 @@ class Unit:
     def hidden(self) -> bool:
         return "hidden" in self.statuses
 
+    @cached_property
+    def by_id(self) -> tuple[Model, ...]:
+        """The models in id order (natural order): what answers iterate in, so that no verdict
+        depends on the order in which a file lists the models."""
+        return tuple(sorted(self.models, key=lambda m: (natural_key(m.id), m.id)))
+
     @property
     def leading_model(self) -> Model:
+        """The recorded leading model; with none recorded, the first model in id order (never
+        the file's order). Rules that let the player pick the leader try `leader_candidates`."""
         if self.leading is not None:
             for m in self.models:
                 if m.id == self.leading:
                     return m
-        return self.models[0]
+        return self.by_id[0]
+
+    @property
+    def leader_candidates(self) -> tuple[Model, ...]:
+        """Who may be the leading model: the recorded one, else every model, in id order."""
+        if self.leading is not None:
+            return (self.leading_model,)
+        return self.by_id
 
     def model(self, model_id: str) -> Model:
         for m in self.models:

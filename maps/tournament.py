@@ -12,7 +12,12 @@ Decisions (the rulebook does not spell these out; see docs/maps.md):
 
 - *Impassable terrain* is a piece of Size 2+ that is not GRASS (`TerrainPiece.impassable`) and
   has no standable top: markers may sit on mid and high ground (§9.3), so a plateau under a
-  marker is not moved.
+  marker is not moved — unless no ground unit can reach that top: a standable piece of Size 2+
+  with no access point to a reachable elevation, not touching a reachable top of its level and
+  not touching an entry edge (`geom.tops`; keyword IMPASSABLE TERRAIN: "terrain with no access
+  point leading to an adjacent elevation is impassable") is impassable for this rule, so it is
+  moved off a marker like a wall. Entry edges are the deployment card's; with no card, every
+  edge that could be one (`maps.loader.default_entry_edges`).
 - A marker *falls on* a piece when its 32 mm disc overlaps the footprint's interior by more than
   the 1e-6" tolerance (touching is not overlapping).
 - A *legal spot* keeps the piece's orientation (a translation only), keeps the whole footprint on
@@ -59,8 +64,9 @@ from shapely.ops import nearest_points
 
 from geom.elevation import stacked_with
 from geom.model import TOLERANCE, Battlefield, Marker, Point, TerrainPiece
+from geom.tops import unreachable_tops
 
-from .loader import PhysicalPiece, physical_pieces
+from .loader import PhysicalPiece, default_entry_edges, physical_pieces
 
 RULE = "9.3 mission markers and impassable terrain (tournament rules)"
 MARKER_POLYGON_SIDES = 256
@@ -107,8 +113,30 @@ def marker_radius(marker: Marker) -> float:
     return marker.base.a
 
 
-def _movable(p: TerrainPiece) -> bool:
-    return p.impassable and not p.can_stand_on and not p.is_token
+def entry_edges(bf: Battlefield) -> list[BaseGeometry]:
+    """Every entry edge of the deployment card (either player's); with no card, every edge
+    that could be one."""
+    if bf.deployment is not None:
+        return [e for edges in bf.deployment.entry_edges.values() for e in edges]
+    return [e for cand in default_entry_edges(bf.table) for edges in cand.values() for e in edges]
+
+
+def impassable_for_markers(bf: Battlefield) -> dict[str, str]:
+    """Piece id -> why markers may not sit on it: impassable terrain, or a standable top no
+    ground unit can reach (then impassable for this rule, keyword IMPASSABLE TERRAIN)."""
+    out: dict[str, str] = {}
+    unreachable: dict[str, str] | None = None
+    for p in bf.terrain:
+        if not p.impassable or p.is_token:
+            continue
+        if not p.can_stand_on:
+            out[p.id] = "impassable"
+            continue
+        if unreachable is None:
+            unreachable = unreachable_tops(bf, entry_edges(bf))
+        if p.id in unreachable:
+            out[p.id] = f"a standable top no ground unit can reach ({unreachable[p.id]})"
+    return out
 
 
 def covers_marker(footprint: BaseGeometry, marker: Marker) -> bool:
@@ -117,11 +145,12 @@ def covers_marker(footprint: BaseGeometry, marker: Marker) -> bool:
 
 
 def covered_markers(bf: Battlefield) -> list[tuple[Marker, PhysicalPiece]]:
-    """(marker, piece) for every impassable piece a marker falls on."""
+    """(marker, piece) for every piece a marker falls on that it may not sit on."""
+    movable = impassable_for_markers(bf)
     out = []
     for m in sorted(bf.markers, key=lambda m: m.id):
         for pp in physical_pieces(bf):
-            if any(_movable(p) and covers_marker(p.footprint, m) for p in pp.parts):
+            if any(p.id in movable and covers_marker(p.footprint, m) for p in pp.parts):
                 out.append((m, pp))
     return out
 
@@ -250,8 +279,10 @@ def shift_terrain_off_markers(bf: Battlefield, *, avoid_all_terrain: bool = Fals
         # re-read the piece: an earlier move may not have touched it, but keep it current
         parts = tuple(bf.piece(p.id) for p in pp.parts)
         fp = shapely.union_all([p.footprint for p in parts])
+        movable = impassable_for_markers(bf)
         covers = tuple(m.id for m in sorted(bf.markers, key=lambda m: m.id)
-                       if any(_movable(p) and covers_marker(p.footprint, m) for p in parts))
+                       if any(p.id in movable and covers_marker(p.footprint, m) for p in parts))
+        what = next((movable[p.id] for p in parts if p.id in movable), "impassable")
         moving = stacked_with(bf, {p.id for p in parts})
         obstacles: list[BaseGeometry] = [_disc(m) for m in bf.markers]
         for q in bf.terrain:
@@ -276,8 +307,10 @@ def shift_terrain_off_markers(bf: Battlefield, *, avoid_all_terrain: bool = Fals
         dist = math.hypot(dx, dy)
         who = ("a roll-off decides who moves it (neutral marker)" if chooser == "roll-off"
                else f"the {chooser} player decides how")
-        reason = (f"marker {marker.id} falls on impassable {pp.id}"
-                  f"{' (' + pp.label + ')' if pp.label else ''}: moved {dist:.3f}\" "
+        kind = "impassable " if what == "impassable" else ""
+        note = "" if what == "impassable" else f", {what}"
+        reason = (f"marker {marker.id} falls on {kind}{pp.id}"
+                  f"{' (' + pp.label + ')' if pp.label else ''}{note}: moved {dist:.3f}\" "
                   f"by ({dx:+.3f}, {dy:+.3f}) to the nearest spot off every marker and every "
                   f"other {'terrain' if avoid_all_terrain else 'impassable'} piece; {who}")
         if alternatives:

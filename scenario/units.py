@@ -2,7 +2,9 @@
 
 A unit may name `type` to take its stats and abilities from the built-in catalogue; every field
 it gives itself overrides the catalogue's. `abilities` lists the unit-card abilities that change
-geometry (`geom.model.ABILITIES`) and replaces the catalogue's list when given.
+geometry (`scenario.abilities`: squadron, raptor-variant, large, structure — or the cards'
+English or Korean names) and replaces the catalogue's list when given (`abilities = []`: none).
+`large = true/false` adds or drops LARGE after that.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from geom.model import (
 )
 
 from . import catalogue
+from .abilities import parse_ability
 from .refs import PREFIXES
 
 UNIT_FIELDS = {"id", "type", "name", "owner", "size", "base_mm", "tags", "flying", "large",
@@ -63,11 +66,12 @@ def _abilities(ctx: Ctx, obj: str, given: Any, cat: dict[str, Any]) -> frozenset
         return frozenset(catalogue_abilities(cat))
     out = set()
     for a in listof(ctx, obj, "abilities", given):
-        name = string(ctx, obj, "abilities", a).strip().lower()
-        if name not in ABILITIES:
-            raise ctx.err(obj, "abilities", f"unknown ability {name!r} "
+        name = string(ctx, obj, "abilities", a)
+        ability = parse_ability(name)
+        if ability is None:
+            raise ctx.err(obj, "abilities", f"unknown ability {name.strip()!r} "
                           f"(known: {', '.join(ABILITIES)})")
-        out.add(name)
+        out.add(ability)
     return frozenset(out)
 
 

@@ -25,7 +25,7 @@ def test_in_coherency_on_open_ground() -> None:
 
 def test_model_beyond_3_inches_fails_by_name() -> None:
     u = mk_unit("m", "red", [(5, 6), (6.5, 6), (8.2, 6)])  # base reaches 3.2" from the leader
-    v = coherency(Battlefield(Table(20, 12), (), (u,)), "m")
+    v = coherency(Battlefield(Table(20, 12), (), (u,)), "m", leading="1")
     assert not v.ok
     assert [f["model"] for f in v.details["failures"]] == ["3"]
     assert "wholly within 3\"" in v.details["failures"][0]["reason"]

@@ -5,6 +5,7 @@ search over a grid of translations."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -88,7 +89,9 @@ def test_table_edge_and_other_pieces_are_respected():
 def test_what_does_not_move():
     grass = TerrainPiece("shrubs", 2, box(26, 17, 28, 19), kind="grass")
     low = TerrainPiece("crate", 1, box(5, 5, 7, 7))
-    top = TerrainPiece("plateau", 3, box(40, 10, 50, 20), standable=True)
+    # a plateau a ground unit can climb (an access point on it): markers may sit on high ground
+    top = TerrainPiece("plateau", 3, box(40, 10, 50, 20), standable=True,
+                       access_points=(box(39.5, 14, 40.5, 16),))
     bf = Battlefield(T, (grass, low, top),
                      markers=(mk(5, 27, 18), mk(1, 6, 6), mk(2, 45, 15)))
     assert covered_markers(bf) == []
@@ -103,7 +106,8 @@ def test_touching_is_not_covering():
 
 
 def test_stacked_piece_rides_along_and_l_walls_move_whole():
-    base = TerrainPiece("bunker", 2, box(20, 20, 24, 24), standable=True)
+    base = TerrainPiece("bunker", 2, box(20, 20, 24, 24), standable=True,
+                        access_points=(box(19.5, 21, 20.5, 22),))
     wall = TerrainPiece("wall", 2, box(22, 22, 23, 23), on="bunker")
     pillar = TerrainPiece("pillar", 2, box(10, 10, 11, 11))
     bf = Battlefield(T, (base, wall, pillar), markers=(mk(5, 22.5, 22.5), mk(4, 10.5, 10.5)))
@@ -251,3 +255,74 @@ def test_shapely_only_reference_on_the_marker_disc():
     assert d.buffer(1e-9).contains(Point(27, 18).buffer(R, quad_segs=256))
     assert shapely.hausdorff_distance(d, Point(27, 18).buffer(R, quad_segs=256)) < 6e-5
     assert isinstance(d, Polygon)
+
+
+# ------------------------------------------------------------------ tops no ground unit reaches
+
+def _mesa(**kw):
+    return TerrainPiece("mesa", 3, box(25, 16, 29, 20), standable=True, **kw)
+
+
+def test_9_3_top_no_ground_unit_can_reach_is_impassable_for_markers():
+    """Keyword IMPASSABLE TERRAIN: "terrain with no access point leading to an adjacent
+    elevation is impassable" — a mesa with no access point, not connected to a reachable top
+    and not touching an entry edge may not hold a marker: it is moved off like a wall."""
+    bf = Battlefield(T, (_mesa(),), markers=(mk(5, 27, 18),))
+    (m, pp), = covered_markers(bf)
+    assert (m.id, pp.id) == (5, "mesa")
+    new, (s,) = shift_terrain_off_markers(bf)
+    assert s.moved and "no ground unit can reach" in s.reason and "terrain/mesa" in s.reason
+    assert covered_markers(new) == [] and not legal(new, {"mesa"})
+    assert s.distance == pytest.approx(2 + R, abs=1e-3)  # half the 4" mesa plus the marker
+
+
+@pytest.mark.parametrize("extra,why", [
+    ({"access_points": (box(24.5, 17.5, 25.5, 18.5),)}, "an access point lies on it"),
+])
+def test_9_3_a_top_with_an_access_point_keeps_its_marker(extra, why):
+    bf = Battlefield(T, (_mesa(**extra),), markers=(mk(5, 27, 18),))
+    assert covered_markers(bf) == [], why
+
+
+def test_9_3_a_top_connected_to_a_reachable_top_of_its_level_keeps_its_marker():
+    # a hill with a ladder touches the mesa; both are high ground (Size 3): connected (FAQ)
+    hill = TerrainPiece("hill", 3, box(29, 16, 33, 20), standable=True,
+                        access_points=(box(32.5, 17.5, 33.5, 18.5),))
+    bf = Battlefield(T, (_mesa(), hill), markers=(mk(5, 27, 18),))
+    assert covered_markers(bf) == []
+    # a touching top of another level (mid ground) does not connect them
+    low = replace(hill, size=2)
+    bf2 = Battlefield(T, (_mesa(), low), markers=(mk(5, 27, 18),))
+    assert [pp.id for _, pp in covered_markers(bf2)] == ["mesa"]
+    # nor does a reachable high top that stops 0.01" short
+    apart = replace(hill, footprint=affinity.translate(hill.footprint, 0.01, 0))
+    bf3 = Battlefield(T, (_mesa(), apart), markers=(mk(5, 27, 18),))
+    assert [pp.id for _, pp in covered_markers(bf3)] == ["mesa"]
+
+
+def test_9_3_a_top_touching_an_entry_edge_keeps_its_marker():
+    """FAQ 배치: a unit may deploy straight onto high ground its entry edge touches."""
+    dep = load_deployment("gauntlet")  # entry edges: the two long edges, y = 0 and y = 36
+    cliff = TerrainPiece("cliff", 3, box(20, 0, 24, 4), standable=True)  # on blue's edge
+    side = TerrainPiece("cliff", 3, box(0, 16, 4, 20), standable=True)  # on a short edge
+    assert covered_markers(Battlefield(dep.table, (cliff,), markers=(mk(1, 22, 2),),
+                                       deployment=dep)) == []
+    assert [pp.id for _, pp in covered_markers(Battlefield(
+        dep.table, (side,), markers=(mk(1, 2, 18),), deployment=dep))] == ["cliff"]
+    # without a card, any edge that could be an entry edge counts (the long edges here)
+    assert covered_markers(Battlefield(T, (cliff,), markers=(mk(1, 22, 2),))) == []
+    inland = replace(cliff, footprint=affinity.translate(cliff.footprint, 0, 0.5))
+    assert covered_markers(Battlefield(T, (inland,), markers=(mk(1, 22, 2.5),)))
+
+
+def test_9_3_lost_temple_ramps_with_their_access_points_are_not_moved():
+    """Decision (docs/rules.md, unreachable tops): any access point on a top makes it
+    reachable; map 5's two Lost Temple Ramps hold each other's access point, and stay."""
+    from geom.tops import unreachable_tops
+    from maps.tournament import entry_edges
+
+    lay = battlefield_by_name("standard-5")
+    dep = load_deployment("gauntlet")
+    bf = Battlefield(lay.table, lay.terrain, markers=dep.markers, deployment=dep)
+    assert unreachable_tops(bf, entry_edges(bf)) == {}
+    assert all("Lost Temple" not in (pp.label or "") for _, pp in covered_markers(bf))

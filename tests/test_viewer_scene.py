@@ -21,7 +21,7 @@ import maps
 import scenario
 from geom.errors import TmgError
 from geom.model import Base, Battlefield, Marker, Model, Table, TerrainPiece, Unit
-from viewer import interact, layout, overlays, picking, png, scene, style
+from viewer import interact, labels, layout, overlays, picking, png, scene, strokes, style
 from viewer.layout import Camera, frame_for_width, frame_for_window
 from viewer.scene import Area, Stroke, Text, Transform, build_scene
 
@@ -218,9 +218,9 @@ def test_crowded_units_all_keep_their_names(points):
 
 
 def test_text_box_grows_with_text_and_size():
-    a = layout.text_box("abc", 10, 0, 0)
-    b = layout.text_box("abcdef", 10, 0, 0)
-    c = layout.text_box("abc", 20, 0, 0)
+    a = labels.text_box("abc", 10, 0, 0)
+    b = labels.text_box("abcdef", 10, 0, 0)
+    c = labels.text_box("abc", 20, 0, 0)
     assert b[2] - b[0] > a[2] - a[0] and c[3] - c[1] > a[3] - a[1]
 
 
@@ -232,7 +232,7 @@ def test_text_box_grows_with_text_and_size():
 def test_dashes_lie_on_the_line_and_cover_their_share(pts, on, off):
     arr = np.array(pts, dtype=float)
     total = float(np.hypot(*np.diff(arr, axis=0).T).sum())
-    segs = layout.dash_segments(arr, on, off)
+    segs = strokes.dash_segments(arr, on, off)
     line = shapely.LineString(arr) if total > 0 else None
     drawn = float(np.hypot(*(segs[:, 1] - segs[:, 0]).T).sum()) if len(segs) else 0.0
     assert drawn <= total + 1e-6
@@ -247,7 +247,7 @@ def test_dashes_lie_on_the_line_and_cover_their_share(pts, on, off):
 
 def test_segment_quads_cover_the_segment():
     segs = np.array([[[0.0, 0.0], [10.0, 0.0]]])
-    tris = layout.segment_quads(segs, 4.0).reshape(-1, 3, 2)
+    tris = strokes.segment_quads(segs, 4.0).reshape(-1, 3, 2)
     poly = shapely.union_all([shapely.Polygon(t) for t in tris])
     assert poly.area == pytest.approx(14 * 4)  # square caps: 2 px each end
     assert poly.contains(shapely.LineString([(0, 0), (10, 0)]))
@@ -325,7 +325,7 @@ def test_select_tool_describes_what_is_clicked():
     assert vw.selected is not None and vw.selected.id == "marines"
     assert any("high level" in s for s in vw.selection_info)
     vw.click((24.0, 9.0), 0.1)
-    assert vw.selection_info[0].startswith("Terrain wall") and "Size 5" in vw.selection_info[0]
+    assert vw.selection_info[0].startswith("Terrain Ruined wall (terrain/wall)") and "Size 5" in vw.selection_info[0]
     vw.click((27.0, 18.0), 0.1)
     assert vw.selection_info == ["Marker 5 (neutral) at 27, 18"]
     vw.click((50.0, 30.0), 0.1)

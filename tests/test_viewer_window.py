@@ -88,8 +88,8 @@ def test_click_selects_the_unit_and_rings_the_model(open_viewer):
     assert v.selection_thing == m
     assert any(s.startswith("Unit hydras (blue") for s in v.scene().info)
     img = screen(w)
-    # the pick ring lies 0.18" outside the oval's rim, at the end of its long axis
-    x, y = px_of(w, (m.at[0], m.at[1] + m.base.a + 0.18))
+    # the pick ring lies 0.18" outside the oval's rim, at the (lower) end of its long axis
+    x, y = px_of(w, (m.at[0], m.at[1] - m.base.a - 0.18))
     assert near(img[int(y), int(x)], style.PICK, 40)
 
 
@@ -192,7 +192,7 @@ def test_escape_clears_and_panel_clicks_do_nothing(open_viewer):
     press(w, key.ESCAPE)
     assert v.tool == "select" and v.picks == []
     assert not w.has_exit  # Esc clears, it does not close the window
-    click(w, 20, 10)  # the legend strip at the bottom
+    click(w, w.width - 20, 10)  # the answer panel
     assert v.selection_info == []
     press(w, key.E)
     assert v.engagement and any(s.startswith("Engagement") for s in v.scene().info)

@@ -28,11 +28,14 @@ from pyglet.math import Mat4  # noqa: E402
 from geom.errors import TmgError  # noqa: E402
 
 from . import style as st  # noqa: E402
-from .layout import Frame, Placed, dash_segments, segment_quads  # noqa: E402
+from .labels import Placed  # noqa: E402
+from .layout import Frame, inset_prims  # noqa: E402
 from .scene import Area, Prim, Scene, Stroke, Text, Transform  # noqa: E402
+from .strokes import DASH_GAP, dash_segments, segment_quads, stroke_pixels  # noqa: E402
 
 FONT = "DejaVu Sans"
 SCREEN_LAYER = 1000
+INSET_LAYER = 2 * SCREEN_LAYER  # the inset of a close-up: above the panels and furniture
 
 
 class Mesh(shapes.ShapeBase):
@@ -55,16 +58,6 @@ class Mesh(shapes.ShapeBase):
         self._vertex_list.position[:] = self._coords  # type: ignore[attr-defined]
 
 
-def stroke_pixels(s: Stroke, tr: Transform | None, u: float) -> np.ndarray:
-    pts = np.asarray(s.points, dtype=float)
-    if tr is not None:
-        pts = tr.apply(pts)
-    pts = pts + np.array(s.shift) * u
-    if s.closed:
-        pts = np.vstack([pts, pts[:1]])
-    return pts
-
-
 class Drawing:
     """A Frame turned into a pyglet Batch (keep the object alive while drawing)."""
 
@@ -83,6 +76,9 @@ class Drawing:
                                                batch=self.batch, group=panel_group))
         for p in frame.screen:
             self._add(p, None, frame.u, screen=True)
+        for inset in frame.insets:
+            for p in inset_prims(scene, inset, frame.u):
+                self._add(p, None, frame.u, base=INSET_LAYER)
         for pl in frame.texts:
             self._label(pl, screen=pl.screen)
 
@@ -92,8 +88,9 @@ class Drawing:
             g = self._groups[order] = Group(order=order)
         return g
 
-    def _add(self, p: Prim, tr: Transform | None, u: float, screen: bool = False) -> None:
-        order = (SCREEN_LAYER if screen else 0) + p.layer * 3
+    def _add(self, p: Prim, tr: Transform | None, u: float, screen: bool = False,
+             base: int = 0) -> None:
+        order = (SCREEN_LAYER if screen else base) + p.layer * 3
         if isinstance(p, Area):
             tris = p.triangles if tr is None else tr.apply(p.triangles)
             if len(tris):
@@ -102,7 +99,7 @@ class Drawing:
         elif isinstance(p, Stroke):
             pts = stroke_pixels(p, tr, u)
             if p.dash:
-                segs = dash_segments(pts, p.dash * u, p.dash * u * 0.7)
+                segs = dash_segments(pts, p.dash * u, p.dash * u * DASH_GAP)
             else:
                 segs = np.stack([pts[:-1], pts[1:]], axis=1)
             verts = segment_quads(segs, max(1.0, p.width * u))

@@ -12,7 +12,15 @@ Tools (a key chooses one; the hint line says what the next click does):
   `1`–`6` set the roll (`0` none): the ends that roll reaches are shaded.
 
 Toggles: `E` engagement rings and engaged pairs (§7.2); `C` coherency of the selected unit
-(every unit when none is selected, §4.4); `R` reach of a move for the selected unit (§6). Each tool or toggle exists only when its engine module does.
+(every unit when none is selected, §4.4); `R` reach of a move for the selected unit (§6); `K`
+close combat of the selected unit (ranks, close ranks, casualty order; §8.8.1, §8.7.5), `J` its
+disengage (§8.5.4). Each tool or toggle exists only when its engine module does.
+
+Edit mode (`D`, see `viewer.edit`): drag a model to move it (`Shift`: its whole unit), `[` `]`
+turn the selected oval base by 15° (`{` `}`: 1°), `Delete` removes the selected model
+(`Shift+Delete` its unit), `H` makes it the leading model, `N` adds a unit from the catalogue
+(type its name, `Tab` switches red/blue, `Enter`, then click where), `Ctrl+Z` / `Ctrl+Y` undo
+and redo. The placement checks run after every change; `S` saves the table as TOML.
 
 View: drag to pan, wheel to zoom at the cursor, `F` fit, `+`/`-` zoom, arrows; `P` saves the
 picture (as `tmg render` draws it) to tmg-view-N.png; `Ctrl+Q` or closing the window quits.
@@ -22,20 +30,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from geom.elevation import elevation_level, piece_effective_size
 from geom.errors import TmgError
 from geom.model import Battlefield, Marker, Model, TerrainPiece, Unit
 
+from . import edit, layout, picking
+from . import markings as mk
 from . import overlays as ov
-from . import picking
-from .layout import Camera, bottom_height, fit_transform, window_u
-from .scene import OverlayLayer, Scene, Transform, build_scene
+from . import style as st
+from .layout import Camera
+from .overlay_base import base_ring
+from .scene import OverlayLayer, Prim, Scene, Transform, build_scene, outline
 
+EDIT_KEYS = {"d", "s", "undo", "redo", "n", "[", "]", "{", "}", "delete", "Delete", "h"}
+L_DRAG = 17  # above the answers
 PICK_PIXELS = 7.0  # how far from a base a click still picks it
 ZOOM_MIN, ZOOM_MAX = 0.3, 40.0
-TOOLS = ("select", "measure", "sight", "template", "charge")
+TOOLS = ("select", "measure", "sight", "template", "charge", "place")
 MAX_RESULTS = 6  # tapes/sight lines kept on screen at once
 
 
@@ -43,7 +57,8 @@ def tool_available(tool: str) -> bool:
     return {"sight": ov.available("sight"),
             "template": ov.available("template"),
             "charge": ov.available("charge") and ov.available("reach"),
-            "reach": ov.available("reach")}.get(tool, True)
+            "reach": ov.available("reach"),
+            "fight": ov.available("fight")}.get(tool, True)
 
 
 @dataclass
@@ -62,9 +77,19 @@ class Viewer:
     coherency: bool = False
     charge_roll: int | None = None
     template_kind: str = "blast"
+    fight: bool = False
+    disengage: bool = False
     camera: Camera = field(default_factory=Camera)
     message: str = ""
     layers: ov.Layers = field(default_factory=ov.Layers)
+    source: str | None = None  # the file or name the table came from (where `S` saves)
+    save_path: str | None = None  # `tmg view --save FILE`
+    edit_mode: bool = False
+    editor: edit.Editor | None = None
+    drag: tuple[tuple[Model, ...], tuple[float, float]] | None = None
+    prompt: str | None = None  # the unit type being typed after `N`
+    place_type: str | None = None
+    place_owner: str = "red"
     _scene: Scene | None = None
 
     # ------------------------------------------------------------------ scene
@@ -77,6 +102,10 @@ class Viewer:
             out.append(ov.Coherency(None if self.selected is None else (self.selected.id,)))
         if self.reach and self.selected is not None:
             out.append(ov.Reach(self.selected.id))
+        if self.fight and self.selected is not None:
+            out.append(ov.Fight(self.selected.id))
+        if self.disengage and self.selected is not None:
+            out.append(ov.Disengage(self.selected.id))
         out += self.results
         things = list(self.picks)
         if self.selection_thing is not None:
@@ -87,6 +116,13 @@ class Viewer:
 
     def hint(self) -> str:
         n = len(self.picks)
+        if self.prompt is not None:
+            known = self.type_matches(self.prompt)
+            return (f"Add a {self.place_owner} unit: type its name: {self.prompt}▏ "
+                    f"(Tab: red/blue, Enter: choose, Esc: cancel)"
+                    + (f" — {', '.join(known[:6])}" if known else " — no such unit type"))
+        if self.tool == "place":
+            return f"Add {self.place_type} ({self.place_owner}): click where it goes (Esc cancels)"
         if self.tool == "measure":
             return "Measure: click a base or a point " + ("(start)" if n == 0 else "(end)")
         if self.tool == "sight":
@@ -111,7 +147,13 @@ class Viewer:
             keys.append("C coherency")
         if tool_available("reach"):
             keys.append("R reach of the selected unit")
-        return "Click to inspect · " + ", ".join(keys) + " · F fit · P save picture · Esc clear"
+        if tool_available("fight"):
+            keys.append("K fight, J disengage (selected unit)")
+        if self.edit_mode:
+            return ("EDIT: drag a model (Shift: its unit) · [ ] turn · Del remove · H leading · "
+                    "N add · Ctrl+Z/Y undo/redo · S save · D leave · " + ", ".join(keys))
+        return ("Click to inspect · " + ", ".join(keys) + " · D edit · S save · F fit · "
+                "P save picture · Esc clear")
 
     def invalidate(self) -> None:
         self._scene = None
@@ -125,6 +167,7 @@ class Viewer:
                 except TmgError as exc:
                     layers.append(OverlayLayer(info=[f"Cannot draw that: {exc}"]))
             info = [self.hint()] + ([self.message] if self.message else []) + self.selection_info
+            layers.append(self._edit_layer())
             self._scene = build_scene(self.bf, [*layers, OverlayLayer(info=info)],
                                       title=self.title)
             # the hint goes first: move it ahead of the overlays' verdicts
@@ -137,7 +180,10 @@ class Viewer:
         """A left click at table point `pt`; `tol` is PICK_PIXELS in inches at this zoom."""
         self.message = ""
         hit = picking.pick(self.bf, pt, tol)
-        if self.tool == "select":
+        if self.tool == "place" and self.place_type is not None:
+            self._edit(lambda ed: ed.add_unit(str(self.place_type), self.place_owner, pt).id)
+            self.tool, self.place_type = "select", None
+        elif self.tool == "select":
             self._select(hit, pt)
         elif self.tool == "measure":
             thing: Any = hit if isinstance(hit, Model | Marker) else (
@@ -204,25 +250,203 @@ class Viewer:
                 bits.append(f"{len(hit.access_points)} access point(s)")
             if hit.openings:
                 bits.append(f"{len(hit.openings)} opening(s)")
-            self.selection_info = [f"Terrain {hit.id}"
-                                   + (f" “{hit.label}”" if hit.label else "")
-                                   + ": " + ", ".join(bits)]
+            self.selection_info = [f"Terrain {hit.title}: " + ", ".join(bits)]
         else:
             self.selection_thing = None
             self.selection_info = [f"Table point {pt[0]:.2f}, {pt[1]:.2f}"]
 
     # ------------------------------------------------------------------ keys
 
+    # ------------------------------------------------------------------ edit mode
+
+    def _editor(self) -> edit.Editor:
+        if self.editor is None:
+            self.editor = edit.Editor(self.bf)
+        return self.editor
+
+    def _edit(self, change: Any) -> None:
+        """Apply an edit (a function of the Editor returning what it did), then ask every
+        question on the table again of the new table."""
+        ed = self._editor()
+        try:
+            self.message = str(change(ed))
+        except TmgError as exc:
+            self.message = f"Cannot do that: {exc}"
+            return
+        self._use(ed.bf)
+
+    def _use(self, bf: Battlefield) -> None:
+        self.bf = bf
+        lost: list[str] = []
+
+        def again(o: Any) -> Any:
+            try:
+                return ov.rebind(o, bf)
+            except TmgError:
+                lost.append(type(o).__name__.lower())
+                return None
+
+        self.fixed = [o for o in (again(o) for o in self.fixed) if o is not None]
+        self.results = [o for o in (again(o) for o in self.results) if o is not None]
+        self.picks = [p for p in (ov._rebound(p, bf) if not isinstance(p, Model) or
+                                  _has_model(bf, p) else None for p in self.picks)
+                      if p is not None]
+        if isinstance(self.selection_thing, Model):
+            self.selection_thing = (ov._rebound(self.selection_thing, bf)
+                                    if _has_model(bf, self.selection_thing) else None)
+        if self.selected is not None:
+            self.selected = next((u for u in bf.units if u.id == self.selected.id), None)
+            if isinstance(self.selection_thing, Model):
+                self._select(self.selection_thing, self.selection_thing.at)
+        if lost:
+            self.message += f" (dropped {', '.join(lost)}: a model it asked about is gone)"
+        self.invalidate()
+
+    def _selected_model(self) -> Model | None:
+        return self.selection_thing if isinstance(self.selection_thing, Model) else None
+
+    def _edit_key(self, name: str) -> bool:
+        m = self._selected_model()
+        if name == "d":
+            self.edit_mode = not self.edit_mode
+            self.message = ("Edit mode: drag a model (Shift: its unit) · [ ] turn · Del remove · "
+                            "H leading · N add a unit · Ctrl+Z/Ctrl+Y undo/redo · S save · D leave"
+                            if self.edit_mode else "Edit mode off")
+        elif name == "s":
+            self.save()
+        elif name == "undo":
+            self._edit(lambda ed: ed.undo())
+        elif name == "redo":
+            self._edit(lambda ed: ed.redo())
+        elif not self.edit_mode:
+            return False
+        elif name == "n":
+            self.prompt, self.tool, self.picks = "", "select", []
+        elif m is None:
+            self.message = "Select a model first (click its base)."
+        elif name in "[]{}":
+            deg = {"[": 15.0, "]": -15.0, "{": 1.0, "}": -1.0}[name]
+            self._edit(lambda ed: ed.turn(m, deg))
+        elif name == "delete":
+            self._edit(lambda ed: ed.remove_model(m))
+        elif name == "Delete":
+            self._edit(lambda ed: ed.remove_unit(self.bf.unit(m.unit)))
+        elif name == "h":
+            self._edit(lambda ed: ed.set_leading(m))
+        self.invalidate()
+        return True
+
+    def type_matches(self, text: str) -> list[str]:
+        from scenario import catalogue
+
+        t = text.strip().lower().replace(" ", "-")
+        return [u["id"] for u in catalogue.units() if u["id"].startswith(t)
+                or str(u.get("name", "")).lower().replace(" ", "-").startswith(t)]
+
+    def type_text(self, text: str) -> bool:
+        """Typed characters while a unit type is being asked for."""
+        if self.prompt is None:
+            return False
+        self.prompt += "".join(c for c in text if c.isprintable() and c not in "\t\r\n")
+        self.invalidate()
+        return True
+
+    def _prompt_key(self, name: str) -> bool:
+        assert self.prompt is not None
+        if name == "escape":
+            self.prompt = None
+        elif name == "backspace" or name == "delete":
+            self.prompt = self.prompt[:-1]
+        elif name == "tab":
+            self.place_owner = "blue" if self.place_owner == "red" else "red"
+        elif name == "enter":
+            from scenario import catalogue
+
+            found = catalogue.find(self.prompt)
+            matches = self.type_matches(self.prompt)
+            if found is None and len(matches) >= 1:
+                found = catalogue.find(matches[0])
+            if found is None:
+                self.message = f"No unit type {self.prompt!r} in the catalogue."
+            else:
+                self.place_type, self.tool, self.prompt = str(found["id"]), "place", None
+        else:
+            return False
+        self.invalidate()
+        return True
+
+    def start_drag(self, pt: tuple[float, float], tol: float, whole_unit: bool) -> bool:
+        """Edit mode: a press on a base starts moving it (or its unit). True if it did."""
+        if not self.edit_mode:
+            return False
+        hit = picking.pick_base(self.bf, pt, tol)
+        if not isinstance(hit, Model):
+            return False
+        models = self.bf.unit(hit.unit).models if whole_unit else (hit,)
+        self.drag = (tuple(models), (0.0, 0.0))
+        self.invalidate()
+        return True
+
+    def drag_to(self, delta: tuple[float, float]) -> None:
+        if self.drag is not None:
+            self.drag = (self.drag[0], delta)
+            self.invalidate()
+
+    def drop(self) -> None:
+        if self.drag is None:
+            return
+        models, delta = self.drag
+        self.drag = None
+        if delta != (0.0, 0.0):
+            self._edit(lambda ed: ed.move_models(models, delta))
+        self.invalidate()
+
+    def save(self) -> str | None:
+        """`S`: the table as a TOML scenario, where `edit.save_target` says (or `--save`)."""
+        try:
+            path, layout_name, extra = edit.save_target(self.source or "table")
+            if self.save_path:
+                path = Path(self.save_path)
+            self.message = self._editor().save(path, layout_name, extra).capitalize()
+            return str(path)
+        except TmgError as exc:
+            self.message = f"Not saved: {exc}"
+            return None
+        finally:
+            self.invalidate()
+
+    def _edit_layer(self) -> OverlayLayer:
+        prims: list[Prim] = []
+        info: list[str] = []
+        if self.editor is not None:
+            by_ref = {m.ref: m for m in self.bf.models()}
+            for p in self.editor.problems:
+                if p.model in by_ref:
+                    prims += base_ring(by_ref[p.model], 0.14, st.PROBLEM, 4.0,
+                                       f"edit:problem:{p.model}", mk.PROBLEM)
+                info.append(f"Placement refused: {p.message}")
+        if self.drag is not None:
+            models, (dx, dy) = self.drag
+            for m in models:
+                poly = m.moved_to((m.at[0] + dx, m.at[1] + dy)).ellipse.polygon(64)
+                prims += outline(poly, st.DRAG, 3.0, L_DRAG, dash=6, tag=f"edit:drag:{m.ref}",
+                                 mark=mk.DRAGGED)
+        return OverlayLayer(prims, [], info)
+
     def key(self, name: str) -> bool:
         """A key by name ("m", "l", "t", "T", "e", "f", "escape", "plus", "minus", "left", …).
         Returns True when the picture changed."""
+        if self.prompt is not None:
+            return self._prompt_key(name)
+        if name in EDIT_KEYS:
+            return self._edit_key(name)
         if name == "escape":
             if self.picks or self.tool != "select":
                 self.picks, self.tool = [], "select"
             else:
                 self.results, self.selection_info, self.selection_thing = [], [], None
                 self.selected, self.engagement, self.reach = None, False, False
-                self.coherency = False
+                self.coherency = self.fight = self.disengage = False
             self.message = ""
         elif name == "m":
             self.tool, self.picks = "measure", []
@@ -242,6 +466,14 @@ class Viewer:
                 self.message = "Select a unit first (click one of its models), then press R."
             else:
                 self.reach = not self.reach
+        elif name in ("k", "j") and tool_available("fight"):
+            if self.selected is None:
+                self.message = "Select a unit first (click one of its models), then press " \
+                    + name.upper() + "."
+            elif name == "k":
+                self.fight = not self.fight
+            else:
+                self.disengage = not self.disengage
         elif name == "g" and tool_available("charge"):
             self.tool, self.picks = "charge", []
         elif name in "0123456" and len(name) == 1 and tool_available("charge"):
@@ -259,6 +491,10 @@ class Viewer:
             return False
         self.invalidate()
         return True
+
+
+def _has_model(bf: Battlefield, m: Model) -> bool:
+    return any(u.id == m.unit and any(x.id == m.id for x in u.models) for u in bf.units)
 
 
 # ------------------------------------------------------------------ camera (pure)
@@ -287,8 +523,9 @@ def zoom_at(cam: Camera, fit: Transform, bf: Battlefield, px: float, py: float,
 
 
 def window_fit(scene: Scene, width: int, height: int) -> Transform:
-    u = window_u(width)
-    return fit_transform(scene.table, width, height, u, bottom_height(scene, width, u))
+    """The fitted transform of the window: the table and the window size decide it, never
+    the answers on the table."""
+    return layout.window_fit(scene.table, width, height)
 
 
 def pick_tolerance(tr: Transform) -> float:

@@ -18,6 +18,9 @@ picture is never mirrored. Sizes (stroke widths, font sizes) are pixels at 1600 
 [('terrain:wall', True)]
 >>> [e.text for e in sc.legend]
 ['terrain Size 2']
+
+Every primitive that shows something carries its marking (`viewer.markings`); the legend is
+made from the markings drawn, so every marking is in the legend and nothing else is.
 """
 
 from __future__ import annotations
@@ -37,7 +40,9 @@ from shapely.ops import polylabel
 from geom.elevation import piece_effective_size
 from geom.model import Battlefield, Model, Table, TerrainPiece, Unit
 
+from . import markings as mk
 from . import style as st
+from .markings import Marking
 from .style import RGBA
 
 Point = tuple[float, float]
@@ -80,6 +85,7 @@ class Area:
     colour: RGBA
     layer: int
     tag: str = ""
+    mark: Marking | None = None  # what it shows (its legend entry); None: furniture
 
     @cached_property
     def triangles(self) -> np.ndarray:
@@ -107,6 +113,7 @@ class Stroke:
     dash: float | None = None
     shift: Point = (0.0, 0.0)
     tag: str = ""
+    mark: Marking | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +138,9 @@ class Text:
     alternatives: tuple[tuple[Point, Point], ...] = ()  # (at, offset) tried after the first
     hide_at_most: tuple[float, float, float, float] | None = None  # world box (x0, y0, x1, y1)
     # of the thing labelled: a spot covering more than half of it is skipped (colour stays seen)
+    mark: Marking | None = None
+    within: BaseGeometry | None = None  # the region labelled: when `at` is out of view, the
+    # label moves into the part of it that is in view
 
 
 Prim = Area | Stroke | Text
@@ -138,15 +148,24 @@ Prim = Area | Stroke | Text
 
 @dataclass(frozen=True)
 class LegendEntry:
-    kind: str  # "fill" | "line" | "dash" | "disc" | "ring"
+    """One line of the legend: a swatch (`kind`, see `viewer.markings.KINDS`) and its text.
+    A `ramp` (colour bar) takes `stops` ((value 0..1, colour), …) and `ticks` ((value 0..1,
+    text), …) and a row of its own."""
+
+    kind: str
     colour: RGBA
     text: str
     edge: RGBA | None = None
+    key: str = ""
+    stops: tuple[tuple[float, RGBA], ...] = ()
+    ticks: tuple[tuple[float, str], ...] = ()
 
 
 @dataclass
 class OverlayLayer:
-    """What one overlay adds to the picture."""
+    """What one overlay adds to the picture: primitives (their markings make their legend
+    entries), further legend entries (e.g. a colour bar) and sentences printed under the table.
+    Any caller may build one and pass it to `build_scene` (survey heatmaps do)."""
 
     prims: list[Prim] = field(default_factory=list)
     legend: list[LegendEntry] = field(default_factory=list)
@@ -192,22 +211,28 @@ def ring(geom: BaseGeometry) -> list[tuple[Point, ...]]:
 
 
 def outline(geom: BaseGeometry, colour: RGBA, width: float, layer: int, *,
-            dash: float | None = None, tag: str = "") -> list[Stroke]:
-    return [Stroke(r, colour, width, layer, closed=True, dash=dash, tag=tag) for r in ring(geom)]
+            dash: float | None = None, tag: str = "", mark: Marking | None = None
+            ) -> list[Stroke]:
+    return [Stroke(r, colour, width, layer, closed=True, dash=dash, tag=tag, mark=mark)
+            for r in ring(geom)]
 
 
 def base_polygon(m: Model) -> Polygon:
     return m.ellipse.polygon(64)
 
 
-def terrain_fill(piece: TerrainPiece) -> RGBA:
+def terrain_marking(piece: TerrainPiece) -> Marking:
     if piece.grass:
-        return st.GRASS_FILL
+        return mk.GRASS
     if piece.kind == "force-field":
-        return st.FORCE_FIELD_FILL
+        return mk.FORCE_FIELD
     if piece.kind == "token":
-        return st.TOKEN_FILL
-    return st.size_fill(piece.size)
+        return mk.TOKEN
+    return mk.SIZE[min(max(piece.size, 0), 3)]
+
+
+def terrain_fill(piece: TerrainPiece) -> RGBA:
+    return terrain_marking(piece).colour
 
 
 def size_name(size: int) -> str:
@@ -264,36 +289,55 @@ def label_point(geom: BaseGeometry) -> Point:
     return (p.x, p.y)
 
 
-def _short_id(piece_id: str) -> str:
-    return piece_id.rsplit("/", 1)[-1]
+def short_label(piece: TerrainPiece) -> str | None:
+    """The on-table label when the full one fits nowhere: `#12` for terrain/standard-1/12 (a
+    piece number, never a bare figure that reads like a distance); None when the id is short
+    already."""
+    tail = piece.id.rsplit("/", 1)[-1]
+    if tail == caption(piece):
+        return None
+    return f"#{tail}" if "/" in piece.id else tail
 
 
 # --------------------------------------------------------------------------- building
+
+def legend_of(prims: Iterable[Prim], given: Iterable[LegendEntry] = ()) -> list[LegendEntry]:
+    """The legend: one entry per marking drawn (in `viewer.markings` order), then the entries
+    a caller gave (a colour bar, …), without repeats."""
+    seen: dict[tuple[str, str], LegendEntry] = {}
+    for p in prims:
+        if p.mark is not None:
+            seen.setdefault((p.mark.key, p.mark.text), p.mark.entry())
+    out = sorted(seen.values(), key=lambda e: mk.rank(e.key))
+    for e in given:
+        if e not in out:
+            out.append(e)
+    return out
+
 
 def build_scene(bf: Battlefield, overlays: Iterable[Overlay | OverlayLayer] = (), *,
                 title: str | None = None,
                 subtitle: str | None = None) -> Scene:
     """Everything on the table, then each overlay's layer on top (an overlay, or a layer an
-    overlay built earlier)."""
+    overlay or another caller built). The legend lists every marking drawn."""
     prims: list[Prim] = []
-    legend: list[LegendEntry] = []
+    given: list[LegendEntry] = []
     info: list[str] = []
     t = bf.table
     prims.append(Area(t.polygon, st.MAT, L_TABLE, "table"))
-    prims += _zones_and_edges(bf, legend)
+    prims += _zones_and_edges(bf)
     prims += _grid(t)
     prims.append(Stroke(((0, 0), (t.width, 0), (t.width, t.depth), (0, t.depth)),
                         st.TABLE_EDGE, st.TABLE_EDGE_WIDTH, L_GRID, closed=True, tag="table"))
-    prims += _terrain(bf, legend)
-    prims += _markers(bf, legend)
-    prims += _units(bf, legend)
-    legend.sort(key=_legend_rank)
+    prims += _terrain(bf)
+    prims += _markers(bf)
+    prims += _units(bf)
     if not bf.terrain and not bf.units and not bf.markers:
         info.append("Empty table: no terrain, units or markers.")
     for ov in overlays:
         layer = ov if isinstance(ov, OverlayLayer) else ov.build(bf)
         prims += layer.prims
-        legend += [e for e in layer.legend if e not in legend]
+        given += layer.legend
         info += layer.info
     if title is None:
         title = bf.name or "Battlefield"
@@ -302,33 +346,30 @@ def build_scene(bf: Battlefield, overlays: Iterable[Overlay | OverlayLayer] = ()
         if bf.deployment is not None:
             bits.insert(1, f"deployment: {bf.deployment.name}")
         subtitle = " · ".join(bits)
-    return Scene(bf, title, subtitle, prims, legend, info)
+    return Scene(bf, title, subtitle, prims, legend_of(prims, given), info)
 
 
-_LEGEND_ORDER = ("red zone", "blue zone", "red entry", "blue entry", "terrain Size 0",
-                 "terrain Size 1", "terrain Size 2", "terrain Size 3", "grass", "token",
-                 "force field", "raised top", "opening", "access point", "mission marker",
-                 "red models", "blue models", "leading model", "flying")
-
-
-def _legend_rank(e: LegendEntry) -> int:
-    for i, prefix in enumerate(_LEGEND_ORDER):
-        if e.text.startswith(prefix):
-            return i
-    return len(_LEGEND_ORDER)
+def grid_lines(t: Table, step: float, colour: RGBA, width: float, tag: str,
+               box: tuple[float, float, float, float] | None = None) -> list[Prim]:
+    """Grid lines every `step` inches across the table (within `box` when given)."""
+    x0, y0, x1, y1 = box if box is not None else (0.0, 0.0, t.width, t.depth)
+    x0, y0, x1, y1 = max(x0, 0.0), max(y0, 0.0), min(x1, t.width), min(y1, t.depth)
+    out: list[Prim] = []
+    k = int(np.floor(x0 / step)) + 1
+    while k * step < x1 - 1e-9:
+        x = k * step
+        out.append(Stroke(((x, y0), (x, y1)), colour, width, L_GRID, tag=f"{tag}:x"))
+        k += 1
+    k = int(np.floor(y0 / step)) + 1
+    while k * step < y1 - 1e-9:
+        y = k * step
+        out.append(Stroke(((x0, y), (x1, y)), colour, width, L_GRID, tag=f"{tag}:y"))
+        k += 1
+    return out
 
 
 def _grid(t: Table) -> list[Prim]:
-    out: list[Prim] = []
-    x = GRID_STEP
-    while x < t.width - 1e-9:
-        out.append(Stroke(((x, 0), (x, t.depth)), st.GRID, st.GRID_WIDTH, L_GRID, tag="grid:x"))
-        x += GRID_STEP
-    y = GRID_STEP
-    while y < t.depth - 1e-9:
-        out.append(Stroke(((0, y), (t.width, y)), st.GRID, st.GRID_WIDTH, L_GRID, tag="grid:y"))
-        y += GRID_STEP
-    return out
+    return grid_lines(t, GRID_STEP, st.GRID, st.GRID_WIDTH, "grid")
 
 
 def _edge_normal(t: Table, seg: LineString) -> Point:
@@ -338,18 +379,20 @@ def _edge_normal(t: Table, seg: LineString) -> Point:
     return (-1.0, 0.0) if x1 < t.width / 2 else (1.0, 0.0)
 
 
-def _zones_and_edges(bf: Battlefield, legend: list[LegendEntry]) -> list[Prim]:
+def _zones_and_edges(bf: Battlefield) -> list[Prim]:
     dep = bf.deployment
     if dep is None:
         return []
     out: list[Prim] = []
     t = bf.table
+    zone_marks = {"red": mk.RED_ZONE, "blue": mk.BLUE_ZONE}
+    edge_marks = {"red": mk.RED_EDGE, "blue": mk.BLUE_EDGE}
     for owner, zone in dep.zones.items():
         c = st.OWNER.get(owner, st.TEXT)
-        out.append(Area(zone, st.with_alpha(c, st.ZONE_ALPHA), L_ZONE, f"zone:{owner}"))
-        out += outline(zone, st.with_alpha(c, 200), 2.0, L_ZONE, dash=10, tag=f"zone:{owner}")
-        legend.append(LegendEntry("fill", st.with_alpha(c, st.ZONE_ALPHA * 2),
-                                  f"{owner} zone of influence", c))
+        m = zone_marks.get(owner)
+        out.append(Area(zone, st.with_alpha(c, st.ZONE_ALPHA), L_ZONE, f"zone:{owner}", m))
+        out += outline(zone, st.with_alpha(c, 200), 2.0, L_ZONE, dash=10, tag=f"zone:{owner}",
+                       mark=m)
     shift = st.EDGE_LINE_WIDTH / 2 + st.TABLE_EDGE_WIDTH / 2
     for owner, segs in dep.entry_edges.items():
         c = st.OWNER.get(owner, st.TEXT)
@@ -357,56 +400,42 @@ def _zones_and_edges(bf: Battlefield, legend: list[LegendEntry]) -> list[Prim]:
             nx, ny = _edge_normal(t, seg)
             pts = tuple((float(x), float(y)) for x, y in seg.coords)
             out.append(Stroke(pts, c, st.EDGE_LINE_WIDTH, L_EDGE, shift=(nx * shift, ny * shift),
-                              tag=f"edge:{owner}"))
-        legend.append(LegendEntry("line", c, f"{owner} entry edge"))
+                              tag=f"edge:{owner}", mark=edge_marks.get(owner)))
     return out
 
 
-def _terrain(bf: Battlefield, legend: list[LegendEntry]) -> list[Prim]:
+def _terrain(bf: Battlefield) -> list[Prim]:
     out: list[Prim] = []
-    seen: set[str] = set()
-
-    def add_legend(key: str, entry: LegendEntry) -> None:
-        if key not in seen:
-            seen.add(key)
-            legend.append(entry)
-
     for p in sorted(bf.terrain, key=lambda p: _stack_depth(bf, p)):
         layer = L_TERRAIN + min(_stack_depth(bf, p), 5)
-        fill = terrain_fill(p)
+        m = terrain_marking(p)
         tag = f"terrain:{p.id}"
-        out.append(Area(p.footprint, fill, layer, tag))
-        out += outline(p.footprint, st.TERRAIN_EDGE, st.TERRAIN_EDGE_WIDTH, layer, tag=tag)
-        if p.grass:
-            add_legend("grass", LegendEntry("fill", fill, "grass (Size 2)", st.TERRAIN_EDGE))
-        elif p.kind == "force-field":
-            add_legend("ff", LegendEntry("fill", fill, "force field", st.TERRAIN_EDGE))
-        elif p.kind == "token":
-            add_legend("token", LegendEntry("fill", fill, "token (Size 0)", st.TERRAIN_EDGE))
-        else:
-            add_legend(f"size{min(p.size, 3)}", LegendEntry(
-                "fill", fill, f"terrain {size_name(p.size)}", st.TERRAIN_EDGE))
+        out.append(Area(p.footprint, m.colour, layer, tag, m))
+        out += outline(p.footprint, st.TERRAIN_EDGE, st.TERRAIN_EDGE_WIDTH, layer, tag=tag,
+                       mark=m)
         if p.can_stand_on:
             inner = p.footprint.buffer(-0.2, join_style="mitre")
             if inner.is_empty:
                 inner = p.footprint
-            out += outline(inner, st.TOP_EDGE, 2.2, layer, dash=8, tag=f"top:{p.id}")
-            add_legend("top", LegendEntry("fill", st.size_fill(3), "raised top (stand on it)",
-                                          st.TOP_EDGE))
+            out += outline(inner, st.TOP_EDGE, 2.2, layer, dash=8, tag=f"top:{p.id}",
+                           mark=mk.RAISED_TOP)
         for op in p.openings:
-            out.append(Area(op, st.with_alpha(st.MAT, 200), layer, f"opening:{p.id}"))
-            out += outline(op, st.OPENING_EDGE, 2.0, layer, dash=6, tag=f"opening:{p.id}")
-            add_legend("opening", LegendEntry("fill", st.with_alpha(st.MAT, 200),
-                                              "opening (gap for movement)", st.OPENING_EDGE))
+            out.append(Area(op, mk.OPENING.colour, layer, f"opening:{p.id}", mk.OPENING))
+            out += outline(op, st.OPENING_EDGE, 2.0, layer, dash=6, tag=f"opening:{p.id}",
+                           mark=mk.OPENING)
         for ap in p.access_points:
-            out.append(Area(ap, st.ACCESS_FILL, L_ACCESS, f"access:{p.id}"))
-            out += outline(ap, st.ACCESS_EDGE, 1.6, L_ACCESS, tag=f"access:{p.id}")
-            add_legend("access", LegendEntry("fill", st.ACCESS_FILL, "access point",
-                                             st.ACCESS_EDGE))
-    for group in _label_groups(bf):
+            out.append(Area(ap, st.ACCESS_FILL, L_ACCESS, f"access:{p.id}", mk.ACCESS))
+            out += outline(ap, st.ACCESS_EDGE, 1.6, L_ACCESS, tag=f"access:{p.id}",
+                           mark=mk.ACCESS)
+    groups = _label_groups(bf)
+    captions = [caption(g[0]) for g in groups]
+    for group in groups:
         geom = shapely.union_all([p.footprint for p in group])
         p0 = group[0]
         text = caption(p0)
+        short = short_label(p0)
+        if captions.count(text) > 1 and short is not None:
+            text += f" {short}"  # two pieces of one name: the number tells them apart
         eff = piece_effective_size(bf, p0)
         if p0.can_stand_on:
             text += f" ▲{eff}"
@@ -414,25 +443,22 @@ def _terrain(bf: Battlefield, legend: list[LegendEntry]) -> list[Prim]:
         lp = label_point(geom)
         gap = st.TERRAIN_LABEL_SIZE * 0.8
         out.append(Text(lp, text, st.TERRAIN_LABEL_SIZE, movable=True,
-                        fallback=_short_id(p0.id), tag=f"label:terrain:{p0.id}",
+                        fallback=short_label(p0), tag=f"label:terrain:{p0.id}",
                         alternatives=(((lp[0], y1), (0, gap)), ((lp[0], y0), (0, -gap))),
-                        hide_at_most=(x0, y0, x1, y1)))
+                        hide_at_most=(x0, y0, x1, y1), within=geom))
     return out
 
 
-def _markers(bf: Battlefield, legend: list[LegendEntry]) -> list[Prim]:
+def _markers(bf: Battlefield) -> list[Prim]:
     out: list[Prim] = []
     for m in bf.markers:
         fill = st.MARKER_FILL.get(m.colour, st.MARKER_FILL["neutral"])
         poly = m.ellipse.polygon(64)
         tag = f"marker:{m.id}"
-        out.append(Area(poly, fill, L_MARKER, tag))
-        out += outline(poly, st.MARKER_EDGE, 2.0, L_MARKER, tag=tag)
+        out.append(Area(poly, fill, L_MARKER, tag, mk.MARKER))
+        out += outline(poly, st.MARKER_EDGE, 2.0, L_MARKER, tag=tag, mark=mk.MARKER)
         out.append(Text(m.at, str(m.id), st.MARKER_LABEL_SIZE, st.MARKER_EDGE, L_MARKER + 1,
                         halo=False, bold=True, tag=f"label:{tag}"))
-    if bf.markers:
-        legend.append(LegendEntry("disc", st.MARKER_FILL["neutral"], "mission marker (32 mm)",
-                                  st.MARKER_EDGE))
     return out
 
 
@@ -440,16 +466,19 @@ def unit_prims(u: Unit) -> list[Prim]:
     out: list[Prim] = []
     c, dark = st.OWNER.get(u.owner, st.TEXT), st.OWNER_DARK.get(u.owner, st.TEXT)
     alpha = 90 if u.burrowed else 160 if u.flying else 235
+    body = (mk.BURROWED if u.burrowed else mk.MODELS).get(u.owner)
     lead = u.leading_model
     for m in u.models:
         poly = base_polygon(m)
         tag = f"model:{m.ref}"
-        out.append(Area(poly, st.with_alpha(c, alpha), L_UNIT, tag))
+        out.append(Area(poly, st.with_alpha(c, alpha), L_UNIT, tag, body))
         out += outline(poly, dark, st.BASE_EDGE_WIDTH * (1.4 if u.flying else 1), L_UNIT,
-                       dash=7 if u.flying else None, tag=tag)
+                       dash=7 if u.flying else None, tag=tag,
+                       mark=mk.FLYING if u.flying else body)
         if m.id == lead.id:
             inner = m.ellipse.polygon(64).buffer(-min(m.base.b * 0.28, 0.12))
-            out += outline(inner, st.LEADER_RING, 3.0, L_UNIT, tag=f"leader:{m.ref}")
+            out += outline(inner, st.LEADER_RING, 3.0, L_UNIT, tag=f"leader:{m.ref}",
+                           mark=mk.LEADER)
     x0, y0, x1, y1 = shapely.union_all([base_polygon(m) for m in u.models]).bounds
     name = u.id + (" (hidden)" if u.hidden else "") + (" (burrowed)" if u.burrowed else "")
     up = st.UNIT_LABEL_SIZE * 0.95
@@ -462,18 +491,8 @@ def unit_prims(u: Unit) -> list[Prim]:
     return out
 
 
-def _units(bf: Battlefield, legend: list[LegendEntry]) -> list[Prim]:
+def _units(bf: Battlefield) -> list[Prim]:
     out: list[Prim] = []
-    owners: list[str] = []
     for u in bf.units:
         out += unit_prims(u)
-        if u.owner not in owners:
-            owners.append(u.owner)
-    for o in sorted(owners):
-        legend.append(LegendEntry("disc", st.OWNER.get(o, st.TEXT), f"{o} models",
-                                  st.OWNER_DARK.get(o)))
-    if bf.units:
-        legend.append(LegendEntry("ring", st.LEADER_RING, "leading model"))
-        if any(u.flying for u in bf.units):
-            legend.append(LegendEntry("dash", st.TEXT, "flying (dashed base)"))
     return out

@@ -15,6 +15,7 @@ BACKGROUND: RGBA = (250, 249, 245, 255)
 MAT: RGBA = (224, 220, 204, 255)
 TABLE_EDGE: RGBA = (60, 56, 48, 255)
 GRID: RGBA = (150, 144, 128, 150)
+GRID_MINOR: RGBA = (150, 144, 128, 70)  # 1" lines of a close-up
 TEXT: RGBA = (20, 20, 24, 255)
 TEXT_MUTED: RGBA = (90, 88, 80, 255)
 HALO: RGBA = (255, 255, 255, 200)
@@ -27,7 +28,7 @@ SIZE_FILL: dict[int, RGBA] = {
     3: (104, 76, 118, 255),  # 3 and taller
 }
 GRASS_FILL: RGBA = (112, 170, 78, 235)
-TOKEN_FILL: RGBA = (176, 176, 176, 255)
+TOKEN_FILL: RGBA = (150, 158, 172, 255)  # grey-blue: apart from Size 0 sand
 FORCE_FIELD_FILL: RGBA = (110, 200, 250, 200)
 TERRAIN_EDGE: RGBA = (40, 30, 22, 255)
 TOP_EDGE: RGBA = (255, 246, 214, 255)  # inner line of a raised top models stand on
@@ -44,24 +45,35 @@ MARKER_FILL: dict[str, RGBA] = {"red": (236, 92, 84, 255), "blue": (88, 138, 236
                                 "neutral": (246, 246, 246, 255)}
 MARKER_EDGE: RGBA = (16, 16, 16, 255)
 
-# Overlays
+# Overlays (one colour per meaning: viewer/markings.py pairs each with its legend entry)
 SIGHT_CLEAR: RGBA = (0, 180, 60, 255)
 SIGHT_BLOCKED: RGBA = (230, 0, 200, 255)
 BLOCKING_FILL: RGBA = (230, 0, 200, 150)
+PASSED_BY: RGBA = (130, 40, 190, 255)
 TAPE: RGBA = (20, 20, 20, 255)
 TAPE_ALT: RGBA = (255, 220, 0, 255)
 PICK: RGBA = (255, 140, 0, 255)
 ENGAGEMENT: RGBA = (250, 120, 0, 255)
-COHERENCY_OK: RGBA = (20, 150, 70, 255)
+COHERENCY_OK: RGBA = (0, 140, 140, 255)
 COHERENCY_BAD: RGBA = (230, 0, 60, 255)
 REACH_FILL: RGBA = (60, 170, 255, 70)
 REACH_EDGE: RGBA = (20, 110, 200, 255)
-CHARGE_FILL: RGBA = (255, 120, 20, 70)
-CHARGE_EDGE: RGBA = (200, 80, 0, 255)
-PATH: RGBA = (20, 90, 200, 255)
+CHARGE_FILL: RGBA = (170, 210, 40, 90)
+CHARGE_EDGE: RGBA = (110, 140, 0, 255)
+REACHED_FILL: RGBA = (40, 130, 0, 150)
+PATH: RGBA = (20, 20, 140, 255)
+ILLEGAL: RGBA = (130, 0, 0, 255)
 TEMPLATE_FILL: RGBA = (255, 80, 0, 90)
 TEMPLATE_EDGE: RGBA = (200, 40, 0, 255)
-AFFECTED: RGBA = (255, 230, 0, 255)
+TEMPLATE_HIT: RGBA = (160, 30, 0, 255)
+NOT_AFFECTED: RGBA = (110, 110, 110, 255)
+FIGHTING: RGBA = (255, 255, 255, 255)  # white and black dots read on red and blue bases
+SUPPORTING: RGBA = (20, 20, 20, 255)
+CASUALTY: RGBA = (120, 0, 30, 255)
+DESTROYED: RGBA = (200, 0, 0, 255)
+PROBLEM: RGBA = (230, 0, 200, 255)
+DRAG: RGBA = (0, 120, 255, 255)
+INSET_FOCUS: RGBA = (230, 0, 60, 255)  # the close-up's area in the inset of the whole table
 
 # Text sizes (px at the reference width)
 TITLE_SIZE = 26.0

@@ -24,7 +24,26 @@ DRAG_PIXELS = 4  # a press that moves less than this is a click
 
 _KEYS = {key.ESCAPE: "escape", key.M: "m", key.L: "l", key.T: "t", key.E: "e", key.F: "f",
          key.HOME: "f", key.R: "r", key.C: "c", key.G: "g", key._0: "0", key._1: "1", key._2: "2",
-         key._3: "3", key._4: "4", key._5: "5", key._6: "6"}
+         key._3: "3", key._4: "4", key._5: "5", key._6: "6", key.D: "d", key.S: "s",
+         key.N: "n", key.H: "h", key.K: "k", key.J: "j", key.BRACKETLEFT: "[",
+         key.BRACKETRIGHT: "]", key.DELETE: "delete", key.BACKSPACE: "backspace",
+         key.TAB: "tab", key.ENTER: "enter", key.RETURN: "enter"}
+_SHIFTED = {"t": "T", "[": "{", "]": "}", "delete": "Delete", "backspace": "Delete"}
+
+
+def key_name(symbol: int, modifiers: int) -> str | None:
+    """The viewer's name for a key press (`interact.Viewer.key`), modifiers included."""
+    ctrl = modifiers & (key.MOD_CTRL | key.MOD_COMMAND)
+    if ctrl and symbol == key.Z:
+        return "redo" if modifiers & key.MOD_SHIFT else "undo"
+    if ctrl and symbol == key.Y:
+        return "redo"
+    if ctrl:
+        return None
+    name = _KEYS.get(symbol)
+    if name is not None and modifiers & key.MOD_SHIFT:
+        name = _SHIFTED.get(name, name)
+    return name
 
 
 class ViewerWindow(pyglet.window.Window):  # type: ignore[misc]
@@ -35,6 +54,8 @@ class ViewerWindow(pyglet.window.Window):  # type: ignore[misc]
         self._drawing: Drawing | None = None
         self._press: tuple[float, float] | None = None
         self._dragged = False
+        self._moving = False  # edit mode: the press was on a base, the drag moves it
+        self._swallow_text = False  # the character of the key that opened a text prompt
         super().__init__(width=width, height=height, visible=visible, resizable=True,
                          caption=f"tmg view — {viewer.title or viewer.bf.name or 'battlefield'}",
                          **kw)
@@ -73,6 +94,14 @@ class ViewerWindow(pyglet.window.Window):  # type: ignore[misc]
     def on_mouse_press(self, x: float, y: float, button: int, modifiers: int) -> None:
         self._press = (x, y)
         self._dragged = False
+        self._moving = False
+        if button == mouse.LEFT and not self._in_panel(x, y):
+            tr = self.frame.transform
+            self._moving = self.viewer.start_drag(tr.to_world(x, y), interact.pick_tolerance(tr),
+                                                  bool(modifiers & key.MOD_SHIFT))
+
+    def _in_panel(self, x: float, y: float) -> bool:
+        return any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in self.frame.panels)
 
     def on_mouse_drag(self, x: float, y: float, dx: float, dy: float, buttons: int,
                       modifiers: int) -> None:
@@ -81,17 +110,29 @@ class ViewerWindow(pyglet.window.Window):  # type: ignore[misc]
                 return
             self._dragged = True
             dx, dy = x - self._press[0], y - self._press[1]  # catch up with the threshold
+        if self._moving and self._press is not None:
+            s = self.frame.transform.scale
+            self.viewer.drag_to(((x - self._press[0]) / s, (y - self._press[1]) / s))
+            self.changed(scene=True)
+            return
         fit = interact.window_fit(self.viewer.scene(), self.width, self.height)
         self.viewer.camera = interact.pan(self.viewer.camera, fit, self.viewer.bf, dx, dy)
         self.changed()
 
     def on_mouse_release(self, x: float, y: float, button: int, modifiers: int) -> None:
         was_drag, self._press = self._dragged, None
+        moving, self._moving = self._moving, False
         self._dragged = False
+        if moving:
+            if was_drag:
+                self.viewer.drop()
+                self.changed(scene=True)
+                return
+            self.viewer.drag = None  # a click on a base in edit mode: select it, as usual
         if was_drag or button != mouse.LEFT:
             return
-        if any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in self.frame.panels):
-            return  # a click on the title or legend strip
+        if self._in_panel(x, y):
+            return  # a click on the title or the answer panel
         tr = self.frame.transform
         self.viewer.click(tr.to_world(x, y), interact.pick_tolerance(tr))
         self.changed(scene=True)
@@ -121,19 +162,26 @@ class ViewerWindow(pyglet.window.Window):  # type: ignore[misc]
             f = 1.25 if symbol in (key.PLUS, key.EQUAL, key.NUM_ADD) else 1 / 1.25
             self.viewer.camera = interact.zoom_at(cam, fit, bf, self.width / 2, self.height / 2,
                                                   f)
-        elif symbol == key.P:
+        elif symbol == key.P and self.viewer.prompt is None:
             self.save_picture()
         else:
-            name = _KEYS.get(symbol)
+            name = key_name(symbol, modifiers)
             if name is None:
                 return
-            if name == "t" and modifiers & key.MOD_SHIFT:
-                name = "T"
+            opening = name == "n" and self.viewer.prompt is None
             if not self.viewer.key(name):
                 return
+            self._swallow_text = opening and self.viewer.prompt is not None
             self.changed(scene=True)
             return
         self.changed()
+
+    def on_text(self, text: str) -> None:
+        if self._swallow_text:  # pyglet sends the key that opened the prompt as text too
+            self._swallow_text = False
+            return
+        if self.viewer.type_text(text):
+            self.changed(scene=True)
 
 
     def save_picture(self, directory: str | None = None) -> str:
@@ -166,11 +214,40 @@ class ViewerWindow(pyglet.window.Window):  # type: ignore[misc]
         return str(path)
 
 
+SCREEN_MARGIN = (40, 90)  # room left for the desktop's bars and the window's frame
+
+
+def fit_to_screen(width: int, height: int, screen: tuple[int, int]) -> tuple[int, int]:
+    """The window size asked for, shrunk (aspect kept) to fit a screen of `screen` pixels.
+
+    >>> fit_to_screen(1400, 950, (1280, 1024))
+    (1240, 841)
+    >>> fit_to_screen(1400, 950, (2560, 1440))
+    (1400, 950)
+    """
+    room_w, room_h = screen[0] - SCREEN_MARGIN[0], screen[1] - SCREEN_MARGIN[1]
+    k = min(1.0, room_w / width, room_h / height)
+    return max(200, int(width * k)), max(200, int(height * k))
+
+
+def screen_size() -> tuple[int, int] | None:
+    """The size of the screen the window opens on (pyglet's default screen), if known."""
+    try:
+        scr = pyglet.display.get_display().get_default_screen()
+        return int(scr.width), int(scr.height)
+    except Exception:  # no display, or a platform that cannot say: keep the size asked for
+        return None
+
+
 def open_window(viewer: Viewer, width: int = 1400, height: int = 950,
                 visible: bool = True) -> ViewerWindow:
-    """The viewer window, or a TmgError naming the missing display and what to do instead."""
+    """The viewer window, shrunk to fit its screen, or a TmgError naming the missing display
+    and what to do instead."""
     if visible and not backend.has_display():
         raise backend.window_error(RuntimeError("no display"), interactive=True)
+    scr = screen_size()
+    if scr is not None:
+        width, height = fit_to_screen(width, height, scr)
     try:
         try:
             config = pyglet.gl.Config(  # type: ignore[abstract]

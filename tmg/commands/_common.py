@@ -8,7 +8,7 @@ from typing import Any
 
 import scenario
 from geom.errors import TmgError
-from geom.model import Battlefield, Model
+from geom.model import Battlefield, Model, Unit
 from scenario import refs
 
 
@@ -31,6 +31,16 @@ def resolve_model(bf: Battlefield, text: str, file: str) -> Model:
     obj = resolve(bf, text, file)
     if not isinstance(obj, Model):
         raise TmgError("expected a model reference UNIT/MODEL", file=file, obj=text)
+    return obj
+
+
+def resolve_unit(bf: Battlefield, text: str, file: str, leading: str | None = None) -> Unit:
+    """A unit reference UNIT; `leading`, when given, must name one of its models."""
+    obj = resolve(bf, text, file)
+    if not isinstance(obj, Unit):
+        raise TmgError("expected a unit reference UNIT", file=file, obj=text)
+    if leading is not None and leading not in {m.id for m in obj.models}:
+        raise TmgError(f"unit {obj.id!r} has no model {leading!r}", file=file, obj="--leading")
     return obj
 
 

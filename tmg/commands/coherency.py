@@ -7,38 +7,41 @@ import argparse
 from typing import Any
 
 from geom.coherency import coherency
-from geom.errors import TmgError
-from geom.model import Unit
 
-from ._common import add_file, load, resolve
+from ._common import add_file, load, resolve_unit
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("coherency", help="unit coherency: 3\" of the leading model and valid "
-                       "coherency links")
+    p = sub.add_parser("coherency", help="unit coherency: wholly within 3\" (4\" with Squadron) "
+                       "of the leading model and valid coherency links")
     add_file(p)
     p.add_argument("unit", metavar="UNIT")
-    p.add_argument("--leading", metavar="MODEL", help="leading model id (default: the unit's)")
+    p.add_argument("--leading", metavar="MODEL",
+                   help="leading model id (default: the unit's; with none recorded, the first "
+                        "model that puts the unit in coherency)")
     p.set_defaults(run=run, text=text)
     return p
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     bf = load(args)
-    u = resolve(bf, args.unit, args.file)
-    if not isinstance(u, Unit):
-        raise TmgError("expected a unit", file=args.file, obj=args.unit)
-    if args.leading is not None:
-        u.model(args.leading)
+    u = resolve_unit(bf, args.unit, args.file, args.leading)
     v = coherency(bf, u, leading=args.leading)
-    return {"unit": u.id, "in_coherency": v.ok, "rule": v.rule, "reason": v.reason,
-            "leading": v.details["leading"], "failures": v.details["failures"],
-            "links": v.details["links"], "engaged_with": v.details["engaged_with"]}
+    out = {"unit": u.id, "in_coherency": v.ok, "rule": v.rule, "reason": v.reason,
+           "leading": v.details["leading"], "leading_recorded": v.details["leading_recorded"],
+           "coherency_distance": v.details["coherency_distance"],
+           "failures": v.details["failures"], "links": v.details["links"],
+           "engaged_with": v.details["engaged_with"]}
+    if "leaders_tried" in v.details:
+        out["leaders_tried"] = v.details["leaders_tried"]
+    return out
 
 
 def text(r: dict[str, Any]) -> str:
+    chosen = "" if r["leading_recorded"] else ", none recorded"
     lines = [f'{r["unit"]}: {"in coherency" if r["in_coherency"] else "OUT OF COHERENCY"} '
-             f'(leading model {r["leading"]}, {r["rule"]})']
+             f'(leading model {r["leading"]}{chosen}; coherency distance '
+             f'{r["coherency_distance"]:g}"; {r["rule"]})', f'  {r["reason"]}']
     for f in r["failures"]:
         lines.append(f'  {f["model"]}: {f["reason"]}')
     bad = [lk for lk in r["links"] if not lk["ok"]]

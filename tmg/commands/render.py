@@ -1,57 +1,97 @@
-"""`tmg render LAYOUT_OR_SCENARIO -o FILE.png [--width PX] [overlays…]` (INTERFACE.md; issue 8).
+"""`tmg render LAYOUT_OR_SCENARIO -o FILE.png|FILE.svg [--width PX] [--around REF|X,Y
+--radius R | --box X0,Y0,X1,Y1] [overlays…]`: the view of `tmg view` as a picture, without a
+window the user has to open (a hidden window, or headless EGL when there is no display; an SVG
+needs neither).
 
-Draws the same view as `tmg view` into a PNG without a window the user has to open (a hidden
-window, or headless EGL when there is no display at all). The picture is `--width` px wide
-(default 1600), its height follows from the table and the legend; it is written atomically.
-`--json` prints {`output`, `width`, `height`} and the verdict sentences drawn under the table.
+The picture is `--width` px wide (default 1600), its height follows from the table (or the
+close-up) and the legend; the format follows the extension; it is written atomically.
+`--around` draws a close-up of R inches around a model, unit, marker, piece or point, with an
+inset of the whole table. `--json` prints {`output`, `width`, `height`}, the verdict sentences
+drawn under the table (`info`) and `labels_dropped`.
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from geom.errors import TmgError
 
 MIN_WIDTH, MAX_WIDTH = 200, 8000
+DEFAULT_RADIUS = 4.0
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
     from viewer import options
 
-    p = sub.add_parser("render", help="draw the table (and overlays) to a PNG picture")
+    p = sub.add_parser("render", help="draw the table (and overlays) to a PNG or SVG picture")
     options.add_options(p)
-    p.add_argument("-o", "--output", required=True, metavar="FILE.png", help="the picture")
+    p.add_argument("-o", "--output", required=True, metavar="FILE.png|FILE.svg",
+                   help="the picture (PNG or SVG, by the extension)")
     p.add_argument("--width", type=int, default=1600, metavar="PX",
                    help="picture width in pixels (default 1600)")
+    c = p.add_argument_group("close-up")
+    c.add_argument("--around", metavar="REF|X,Y",
+                   help="a close-up around a model, unit, marker/N, terrain/ID or point, with "
+                        "an inset of the whole table")
+    c.add_argument("--radius", type=float, metavar="R",
+                   help=f'inches around it (default {DEFAULT_RADIUS:g}")')
+    c.add_argument("--box", metavar="X0,Y0,X1,Y1", help="a close-up of this part of the table")
     p.set_defaults(run=run, text=text)
     return p
 
 
+def closeup_box(bf: Any, args: argparse.Namespace) -> tuple[float, float, float, float] | None:
+    """The close-up's world box from --around/--radius or --box (None: the whole table)."""
+    import shapely
+
+    from geom.model import Marker, Model, TerrainPiece, Unit
+    from viewer import options, picture
+
+    if args.box is not None and args.around is not None:
+        raise TmgError("give --around or --box, not both")
+    if args.radius is not None and args.around is None:
+        raise TmgError("--radius goes with --around REF|X,Y")
+    if args.box is not None:
+        try:
+            x0, y0, x1, y1 = (float(v) for v in args.box.split(","))
+        except ValueError:
+            raise TmgError(f"--box expects X0,Y0,X1,Y1 in inches, got {args.box!r}") from None
+        if not (x1 > x0 and y1 > y0) or not all(abs(v) < 1e4 for v in (x0, y0, x1, y1)):
+            raise TmgError(f"--box needs X0 < X1 and Y0 < Y1, got {args.box!r}")
+        return (x0, y0, x1, y1)
+    if args.around is None:
+        return None
+    thing = options.resolve(bf, args.around, args.file)
+    if isinstance(thing, tuple):
+        bounds = (thing[0], thing[1], thing[0], thing[1])
+    elif isinstance(thing, Model | Marker):
+        bounds = (thing.at[0], thing.at[1], thing.at[0], thing.at[1])
+    elif isinstance(thing, Unit):
+        bounds = shapely.MultiPoint([m.at for m in thing.models]).bounds
+    elif isinstance(thing, TerrainPiece):
+        bounds = thing.footprint.bounds
+    else:
+        bounds = thing.bounds
+    radius = DEFAULT_RADIUS if args.radius is None else args.radius
+    return picture.around(bf.table, tuple(bounds), radius)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from viewer import options, png
-    from viewer.layout import frame_for_width
+    from viewer import options, picture
     from viewer.scene import build_scene
 
     if not MIN_WIDTH <= args.width <= MAX_WIDTH:
         raise TmgError(f"--width must be between {MIN_WIDTH} and {MAX_WIDTH} px, "
                        f"got {args.width}")
-    out = Path(args.output)
-    if out.suffix.lower() != ".png":
-        raise TmgError(f"the output must be a .png file, got {args.output!r}")
-    if out.is_dir():
-        raise TmgError(f"the output {args.output!r} is a directory")
+    if not args.output.lower().endswith(picture.SUFFIXES):
+        raise TmgError(f"the output must be a .png or .svg file, got {args.output!r}")
     bf, shapes = options.load(args.file, args.deployment)
     overlays = options.overlays_from_args(bf, args, shapes)
+    box = closeup_box(bf, args)
     scene = build_scene(bf, overlays, title=args.title)
-    frame = frame_for_width(scene, args.width)
-    from viewer import draw  # after the loading: a bad file never needs OpenGL
-
-    with draw.Offscreen() as off:
-        picture = off.render(scene, frame)
-    png.write(out, picture.top_down())
-    return {"output": str(out), "width": frame.width, "height": frame.height,
+    frame = picture.write_picture(scene, args.output, args.width, box)
+    return {"output": str(args.output), "width": frame.width, "height": frame.height,
             "info": list(scene.info), "labels_dropped": list(frame.dropped)}
 
 

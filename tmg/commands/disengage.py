@@ -1,0 +1,62 @@
+"""`tmg disengage FILE UNIT`: can the unit disengage (§8.5.4)? Which models get clear of every
+enemy's engagement range, which are destroyed, and whether the leading model can."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from geom.close_combat import disengage
+
+from ._common import add_file, load, resolve_unit
+
+
+def register(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser("disengage", help="disengage: who gets clear, who is destroyed, whether "
+                       "the leading model can (§8.5.4)")
+    add_file(p)
+    p.add_argument("unit", metavar="UNIT")
+    p.add_argument("--leading", metavar="MODEL",
+                   help="the model that leads the move (default: the unit's recorded leading "
+                        "model, else whichever model loses fewest models)")
+    p.set_defaults(run=run, text=text)
+    return p
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    bf = load(args)
+    u = resolve_unit(bf, args.unit, args.file, args.leading)
+    ans = disengage(bf, u, args.leading)
+
+    def ref(mid: str) -> str:
+        return f"{u.id}/{mid}"
+
+    positions = {ref(m): list(p) for m, p in ans.positions.items()}
+    if ans.possible and ans.leading is not None and ans.end is not None:
+        positions = {ref(ans.leading): list(ans.end), **positions}
+    clear = list(positions) if ans.leading is not None else [ref(m.id) for m in u.by_id]
+    return {"unit": u.id, "possible": ans.possible,
+            "leading": ref(ans.leading) if ans.leading else None,
+            "end": list(ans.end) if ans.end else None,
+            "path": [list(p) for p in ans.path] if ans.path else None,
+            "path_length": ans.path_length, "witness": [list(p) for p in ans.path]
+            if ans.path else None,
+            "clear": clear, "destroyed": [ref(m) for m in ans.destroyed],
+            "destroyed_reasons": {ref(m): why for m, why in ans.reasons.items()},
+            "positions": positions, "rule": ans.rule, "reason": ans.reason}
+
+
+def text(r: dict[str, Any]) -> str:
+    head = "disengage possible" if r["possible"] else "DISENGAGE FAILS"
+    lines = [f'{r["unit"]}: {head} ({r["rule"]})', f'  {r["reason"]}']
+    if r["end"] is not None:
+        x, y = r["end"]
+        lines.append(f'  {r["leading"]} ends at ({x:.3f}, {y:.3f}) after {r["path_length"]:.3f}"')
+    others = [m for m in r["clear"] if m != r["leading"]]
+    if r["end"] is not None and others:
+        lines.append("  placed clear: " + ", ".join(
+            f"{m} at ({r['positions'][m][0]:.3f}, {r['positions'][m][1]:.3f})" for m in others))
+    for m in r["destroyed"]:
+        why = r["destroyed_reasons"].get(m)
+        lines.append(f"  destroyed: {m}" + (f" ({why})" if why else ""))
+    return "\n".join(lines)

@@ -1,0 +1,200 @@
+"""Overlays for moving: coherency (§4.4, `geom.coherency`), the reach of a move and the shortest
+legal path to a point (§6, `geom.movement`), and charges (§8.7.7, `geom.charge`). Nothing is
+decided here; every region, path and verdict comes from the engine."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from geom.model import Battlefield, Model
+
+from . import markings as mk
+from . import style as st
+from .overlay_base import Highlight, base_ring, ghost
+from .scene import L_OVER, L_UNDER, Area, OverlayLayer, Point, Prim, Stroke, outline
+
+# --------------------------------------------------------------------------- coherency
+
+
+def _link_tree(lead: str, links: list[tuple[str, str, float]]) -> list[tuple[str, str]]:
+    """Shortest valid links that join every reachable model to the leader (Prim's tree): the
+    chain a player would point at, instead of every valid pair."""
+    inside: set[str] = {lead}
+    tree: list[tuple[str, str]] = []
+    while True:
+        best = min(((d, a, b) for a, b, d in links if (a in inside) != (b in inside)),
+                   default=None)
+        if best is None:
+            return tree
+        _, a, b = best
+        tree.append((a, b))
+        inside |= {a, b}
+
+
+@dataclass(frozen=True)
+class Coherency:
+    """Coherency of units (§4.4, `geom.coherency`): the coherency distance of the leading model
+    (3", 4" with Squadron), a chain of valid links, failing models ringed with the engine's
+    reason. `units`: ids (None: all units with more than one model)."""
+
+    units: tuple[str, ...] | None = None
+
+    def build(self, bf: Battlefield) -> OverlayLayer:
+        from geom import coherency as coh
+
+        prims: list[Prim] = []
+        info: list[str] = []
+        chosen = [bf.unit(i) for i in self.units] if self.units is not None else \
+            [u for u in bf.units if len(u.models) > 1]
+        for u in chosen:
+            v = coh.coherency(bf, u)
+            lead = u.model(v.details["leading"])
+            by_id = {m.id: m for m in u.models}
+            dist = u.coherency_distance
+            rng = lead.ellipse.polygon(96).buffer(dist, quad_segs=16)
+            prims += outline(rng, st.with_alpha(st.COHERENCY_OK, 200), 1.8, L_UNDER, dash=8,
+                             tag=f"coherency:range:{u.id}", mark=mk.COHERENCY_RANGE.variant(
+                                 f'{dist:g}" of the leading model (coherency)'))
+            valid = [(lk["a"], lk["b"], math.dist(by_id[lk["a"]].at, by_id[lk["b"]].at))
+                     for lk in v.details["links"] if lk["ok"]]
+            for a, b in _link_tree(lead.id, valid):
+                prims.append(Stroke((by_id[a].at, by_id[b].at), st.COHERENCY_OK, 3.0, L_OVER,
+                                    tag=f"coherency:link:{u.id}/{a}-{b}",
+                                    mark=mk.COHERENCY_LINK))
+            for f in v.details["failures"]:
+                m = by_id[f["model"]]
+                prims += base_ring(m, 0.12, st.COHERENCY_BAD, 4.0, f"coherency:fail:{m.ref}",
+                                   mk.COHERENCY_FAIL)
+                bad = [lk for lk in v.details["links"] if not lk["ok"]
+                       and m.id in (lk["a"], lk["b"])]
+                if bad:
+                    lk = min(bad, key=lambda k: math.dist(by_id[k["a"]].at, by_id[k["b"]].at))
+                    prims.append(Stroke((by_id[lk["a"]].at, by_id[lk["b"]].at),
+                                        st.COHERENCY_BAD, 2.5, L_OVER, dash=7,
+                                        tag=f"coherency:blocked:{u.id}/{lk['a']}-{lk['b']}",
+                                        mark=mk.COHERENCY_GAP))
+            info.append(f"Coherency: {v.reason} ({v.rule})")
+            info += [f"    {u.id}/{f['model']}: {f['reason']}" for f in v.details["failures"]]
+        return OverlayLayer(prims, [], info or ["Coherency: no unit has several models."])
+
+
+# --------------------------------------------------------------------------- movement
+
+@dataclass(frozen=True)
+class Reach:
+    """Where the leading model's centre can end a move (§6, `geom.movement.reach`): a legal
+    path no longer than the allowance (default: the unit's Speed) and a legal end."""
+
+    unit: str
+    allowance: float | None = None
+
+    def build(self, bf: Battlefield) -> OverlayLayer:
+        from geom import movement
+
+        u = bf.unit(self.unit)
+        allowance = movement.allowance_of(u) if self.allowance is None else self.allowance
+        lead = u.leading_model
+        region = movement.reach(bf, u, lead.at, allowance)
+        prims: list[Prim] = []
+        if not region.is_empty:
+            prims.append(Area(region, st.REACH_FILL, L_UNDER, f"reach:{u.id}", mk.REACH))
+            prims += outline(region, st.REACH_EDGE, 2.0, L_UNDER, tag=f"reach:{u.id}",
+                             mark=mk.REACH)
+        prims += Highlight((lead,)).build(bf).prims
+        how = "flying, point to point" if u.flying else "by legal paths"
+        info = [f'Reach of {u.id}: {allowance:g}" {how}; the shaded region is where the centre '
+                f"of its leading model {lead.ref} can end (§8.5.3)"
+                + ("; nowhere" if region.is_empty else "")]
+        return OverlayLayer(prims, [], info)
+
+
+def path_prims(points: object, tag: str, ok: bool = True) -> list[Prim]:
+    """The leading model's path (solid), or the path of a move that is not legal (dashed)."""
+    pts = tuple((float(p[0]), float(p[1])) for p in points)  # type: ignore[attr-defined]
+    if len(pts) < 2:
+        return []
+    if ok:
+        return [Stroke(pts, st.PATH, st.OVERLAY_WIDTH, L_OVER, tag=tag, mark=mk.PATH)]
+    return [Stroke(pts, st.ILLEGAL, st.OVERLAY_WIDTH, L_OVER, dash=8, tag=tag,
+                   mark=mk.ILLEGAL_PATH)]
+
+
+@dataclass(frozen=True)
+class Move:
+    """The shortest legal path of a leading model to a point, and the engine's verdict."""
+
+    model: Model
+    to: Point
+    allowance: float | None = None
+
+    def build(self, bf: Battlefield) -> OverlayLayer:
+        from geom import movement
+
+        u = bf.unit(self.model.unit)
+        chk = movement.check_move(bf, u, self.model, self.to, allowance=self.allowance)
+        ok = bool(chk.verdict.ok)
+        prims: list[Prim] = []
+        if chk.path is not None:
+            prims += path_prims(chk.path.points, "move:path", ok)
+        prims += ghost(self.model, self.to, "move:end", mk.END if ok else mk.ILLEGAL_END)
+        prims += Highlight((self.model,)).build(bf).prims
+        allow = f' (allowance {self.allowance:g}")' if self.allowance is not None else ""
+        info = [f"Move {self.model.ref} to {self.to[0]:g},{self.to[1]:g}{allow}: "
+                f"{'LEGAL' if ok else 'NOT LEGAL'} — {chk.verdict.rule}: {chk.verdict.reason}"]
+        return OverlayLayer(prims, [], info)
+
+
+@dataclass(frozen=True)
+class Charge:
+    """A charge declaration (§8.7.7, `geom.charge`): the legal charge ends for the leading
+    model's centre, the shortest charge path, and — with a roll — the ends that roll reaches."""
+
+    unit: str
+    targets: tuple[str, ...]
+    roll: int | None = None
+    modifier: float = 0.0
+
+    def build(self, bf: Battlefield) -> OverlayLayer:
+        from geom import charge as ch
+        from geom import movement
+
+        u = bf.unit(self.unit)
+        ans = ch.charge(bf, self.unit, list(self.targets), self.modifier)
+        lead = u.model(ans.leading) if ans.leading else u.leading_model
+        prims: list[Prim] = []
+        info = [f"Charge {u.id} → {', '.join(ans.targets)}: "
+                f"{'possible' if ans.possible else 'NOT possible'} — {ans.rule}: {ans.reason}"]
+        if ans.min_distance is not None:
+            info.append(f'Shortest legal charge {ans.min_distance:.3f}"; smallest roll '
+                        f"{ans.min_roll if ans.min_roll is not None else 'none'}; "
+                        f"probability {ans.probability:.0%} (Speed {ans.speed:g}"
+                        + (f", modifier {self.modifier:+g}" if self.modifier else "") + ")")
+        targets = [bf.unit(t) for t in ans.targets if bf.unit(t).owner != u.owner]
+        if targets and not u.flying:
+            er = ch.end_region(bf, u, lead, targets)
+            if not er.region.is_empty:
+                prims.append(Area(er.region, st.CHARGE_FILL, L_UNDER, "charge:ends",
+                                  mk.CHARGE_ENDS))
+                prims += outline(er.region, st.CHARGE_EDGE, 1.6, L_UNDER, dash=6,
+                                 tag="charge:ends", mark=mk.CHARGE_ENDS)
+            if self.roll is not None and ans.speed is not None:
+                dist = ans.speed + self.roll + self.modifier
+                travel = movement.navigator(bf, u).travel_region(lead.at, dist)
+                reached = travel.intersection(er.region) if not er.region.is_empty else travel
+                if not travel.is_empty:
+                    prims += outline(travel, st.REACH_EDGE, 2.0, L_UNDER, dash=9,
+                                     tag="charge:travel",
+                                     mark=mk.REACH_OF.variant(f'reach of {dist:g}" (the roll)'))
+                if not reached.is_empty:
+                    prims.append(Area(reached, st.REACHED_FILL, L_UNDER, "charge:reached",
+                                      mk.REACHED))
+                ok = ans.min_roll is not None and self.roll >= ans.min_roll
+                info.append(f'Roll {self.roll}: charge distance {dist:g}" — '
+                            + ("the charge SUCCEEDS" if ok else "the charge FAILS"))
+        if ans.path:
+            prims += path_prims(ans.path, "charge:path")
+        if ans.end is not None:
+            prims += ghost(lead, ans.end, "charge:end")
+        prims += Highlight((lead,)).build(bf).prims
+        return OverlayLayer(prims, [], info)
