@@ -208,6 +208,13 @@ def near_pieces(ellipses: Sequence[Ellipse], footprints: np.ndarray, tree: shape
     cd = np.asarray(shapely.distance(pts[ii], footprints[kk]), dtype=float)
     sure = cd - arr[ii, 3] <= lim  # even the inscribed disc is within d
     maybe = np.nonzero((cd - arr[ii, 2] <= lim) & ~sure)[0]
+    if len(maybe):  # ovals: inscribed and circumscribed 64-gons bracket the distance
+        gons = [(ellipses[int(i)].polygon(64), ellipses[int(i)].polygon(64, outer=True))
+                for i in ii[maybe]]
+        far = np.asarray(shapely.distance([g[0] for g in gons], footprints[kk[maybe]]))
+        near = np.asarray(shapely.distance([g[1] for g in gons], footprints[kk[maybe]]))
+        sure[maybe[far <= lim]] = True
+        maybe = maybe[(far > lim) & (near <= lim)]  # only these sit on the threshold
     if len(maybe):
         rows, polys = [], []
         for r in maybe.tolist():

@@ -25,8 +25,22 @@ A False answer says nothing; the full search decides.
 from __future__ import annotations
 
 import numpy as np
+import shapely
 
-from .obstacles import EX, EY, NX, NY, C, Jobs, PreparedObstacles, X, Y, hits_paired, row_blocks
+from .obstacles import (
+    EX,
+    EY,
+    NX,
+    NY,
+    C,
+    Jobs,
+    PreparedObstacles,
+    X,
+    Y,
+    hits_paired,
+    job_parts,
+    row_blocks,
+)
 from .tangents import Frames, outer_sides
 
 
@@ -92,3 +106,29 @@ def separated(fa: Frames, fb: Frames, idx: np.ndarray, jobs: Jobs, obs: Prepared
                                 np.concatenate([part, part])).reshape(2, -1).any(axis=0)
         out[k[~meets]] = True
     return out
+
+
+def pair_separated(fa: Frames, fb: Frames, rows: np.ndarray, obs: PreparedObstacles) -> bool:
+    """`separated` for one pair of disjoint bases (one-row `Frames`) and obstacle rows, tried
+    first on the obstacles that are a single convex part (most walls): two prepared-shape tests
+    (GEOS) against the two sides, and a box test that keeps the part clear of both bases — a few
+    calls instead of the vectorised machinery. Any other case goes to `separated`."""
+    sides, good = outer_sides(fa, fb)
+    if not good[0]:
+        return False
+    single = rows[obs.part_ptr[rows + 1] - obs.part_ptr[rows] == 1]
+    if len(single):
+        both = np.asarray(shapely.intersects(shapely.linestrings(sides[0])[:, None],
+                                             obs.tests[single][None, :]), dtype=bool).all(axis=0)
+        hit = single[both]
+        if len(hit):
+            pb = obs.boxes[hit]
+            free = np.ones(len(hit), dtype=bool)
+            for f in (fa, fb):
+                (cx, cy), r = f.c[0], f.a[0]
+                free &= ((pb[:, 0] > cx + r) | (pb[:, 2] < cx - r) | (pb[:, 1] > cy + r)
+                         | (pb[:, 3] < cy - r))
+            if free.any():
+                return True
+    return bool(separated(fa, fb, np.array([0]), job_parts(obs, np.array([0, len(rows)]), rows),
+                          obs)[0])

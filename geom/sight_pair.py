@@ -19,9 +19,8 @@ import shapely
 from . import bases
 from .cover import CLOSE_QUARTERS, HIDDEN_RANGE, piece_blocks
 from .model import TOLERANCE, Marker, Model
-from .obstacles import job_parts
 from .segments import search_jobs
-from .separator import separated
+from .separator import pair_separated
 from .sight_matrix import BLOCKED, DEAD_ZONE, HIDDEN, VISIBLE
 from .sight_table import SightContext
 from .verdict import Verdict
@@ -56,7 +55,7 @@ def pair_code(ctx: SightContext, a: Model | Marker, b: Model | Marker
     centre = np.array([[ea.cx, ea.cy], [eb.cx, eb.cy]])
     if obs.tree is None:
         return VISIBLE, centre, d
-    line = shapely.linestrings(centre) if d > 0 or (ea.cx, ea.cy) != (eb.cx, eb.cy) else \
+    line = shapely.linestrings(centre) if (ea.cx, ea.cy) != (eb.cx, eb.cy) else \
         shapely.points(centre[0])
     rows = obs.tree.query(line, predicate="dwithin", distance=max(ea.a, eb.a) + 1e-9)
     under = ctx.under(sa) | ctx.under(sb)
@@ -74,8 +73,7 @@ def pair_code(ctx: SightContext, a: Model | Marker, b: Model | Marker
     fa, fb = ctx.frames(sa), ctx.frames(sb)
     # the separator first: most pairs with a blocking piece across the centre line are blocked,
     # and the proof makes the centre-line test unnecessary for them
-    if d > 1e-9 and separated(fa, fb, np.array([0]),
-                              job_parts(obs, np.array([0, len(rows)]), rows), obs)[0]:
+    if d > 1e-9 and pair_separated(fa, fb, rows, obs):
         return BLOCKED, None, d
     if not shapely.intersects(line, obs.tests[rows]).any():
         return VISIBLE, centre, d

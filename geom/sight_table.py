@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 
 CHUNK = 3.0  # inches: the shorter side of a tree query box around a piece of centre segment
+FEW_OBSTACLES = 64  # up to this many, every obstacle box is tested without the tree
 
 
 def member(keys: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -282,6 +283,9 @@ class SightContext:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         v = cb - ca
         cd = np.hypot(v[:, 0], v[:, 1])
+        if len(obs) <= FEW_OBSTACLES:  # a small table: every box, no tree (a bounded cost)
+            p, o = self._box_rows(ca, cb, r)
+            return self._rectangle_test(ca, cb, r, v, cd, p, o)
         pieces = np.maximum(1, np.ceil(np.minimum(np.abs(v[:, 0]), np.abs(v[:, 1])) / CHUNK)
                             ).astype(np.int64)
         pair = np.repeat(np.arange(len(ca)), pieces)
@@ -294,8 +298,32 @@ class SightContext:
         if not len(q):
             return q, o
         key = np.unique(pair[q] * len(obs) + o)
-        p, o = key // len(obs), key % len(obs)
-        # the box against the rectangle, on the rectangle's own axes (the tree did x and y)
+        return self._rectangle_test(ca, cb, r, v, cd, key // len(obs), key % len(obs))
+
+    def _box_rows(self, ca: np.ndarray, cb: np.ndarray, r: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """(pair, obstacle) rows whose boxes meet the box of the rectangle, every obstacle tried
+        (in blocks of pairs, so the dense test stays small)."""
+        bx = self.obstacles.boxes
+        lo = np.minimum(ca, cb) - r[:, None]
+        hi = np.maximum(ca, cb) + r[:, None]
+        ps, os_ = [], []
+        step = max(1, (1 << 16) // max(1, len(bx)))
+        for s0 in range(0, len(ca), step):
+            sl = slice(s0, s0 + step)
+            meet = ((bx[None, :, 0] <= hi[sl, None, 0]) & (bx[None, :, 2] >= lo[sl, None, 0])
+                    & (bx[None, :, 1] <= hi[sl, None, 1]) & (bx[None, :, 3] >= lo[sl, None, 1]))
+            p, o = np.nonzero(meet)
+            ps.append(p + s0)
+            os_.append(o)
+        return np.concatenate(ps).astype(np.int64), np.concatenate(os_).astype(np.int64)
+
+    def _rectangle_test(self, ca: np.ndarray, cb: np.ndarray, r: np.ndarray, v: np.ndarray,
+                        cd: np.ndarray, p: np.ndarray, o: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        """Keep the rows whose obstacle box meets the pair's rectangle on the rectangle's own
+        axes (the box's axes were tested already)."""
+        obs = self.obstacles
         u = v / np.where(cd > 0, cd, 1.0)[:, None]
         u[cd == 0] = (1.0, 0.0)
         bx = obs.boxes[o]

@@ -119,7 +119,7 @@ def sight_answers(bf: Battlefield, models: list[Model]) -> np.ndarray:
     return mat.visible
 
 
-@settings(deadline=None, max_examples=40)
+@settings(deadline=None, max_examples=25)
 @given(st.integers(0, 2**32 - 1))
 def test_splitting_a_wall_into_touching_sections_changes_no_verdict(seed):
     others, one, split, models = scene(seed)
@@ -172,7 +172,7 @@ def test_open_seams_would_let_lines_through():
     without joining, a segment slips through a seam; joined, the sections stop exactly the lines
     the whole wall stops."""
     leaks = 0
-    for seed in range(30):
+    for seed in range(16):
         _, one, split, models = scene(seed)
         polys = [p.footprint for p in split]
         joined = close_seams(polys).polys
@@ -185,7 +185,7 @@ def test_open_seams_would_let_lines_through():
                     assert (closed is None) == (whole is None), (seed, a.ref, b.ref)
                     if raw is not None and whole is None:
                         leaks += 1
-    assert leaks >= 3, leaks
+    assert leaks >= 2, leaks
 
 
 def test_two_sections_of_one_wall():
