@@ -1,5 +1,5 @@
 """Tests for geom.segments.find_clear_segment: hand-built cases, the dense brute-force sampler as
-slow reference, and an independent witness checker (DESIGN-NOTES §1, §3)."""
+slow reference, and an independent witness checker (rulebook §7.1, §7.2.1, §8.7.6)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Property tests for geom.sight on random scenes, against a slow reference: the rules applied
 one pair and one piece at a time (geom.cover's scalar statement of them, geom.distance for every
-distance) and a dense brute-force sampler of base-to-base segments (DESIGN-NOTES §3)."""
+distance) and a dense brute-force sampler of base-to-base segments (rulebook §7.1)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Differential audit of geom.sight against a slow reference written from the rules text alone
-(GEOMETRY-RULES §2 and §4; rulebook §7.1, §7.1.1–7.1.4, keywords EFFECTIVE SIZE, ELEVATION LEVEL,
+(rulebook §7.1, §7.1.1–7.1.4, keywords EFFECTIVE SIZE, ELEVATION LEVEL,
 HIDDEN, §8.9.1 markers).
 
 The reference shares no code with the engine beyond the data classes: it finds the top a model
