@@ -32,7 +32,7 @@ def footprint(ctx: Ctx, obj: str, e: Mapping[str, Any]) -> Polygon:
     if kind == "polygon":
         return polygon(ctx, obj, "polygon", e["polygon"])
     if kind == "rect":
-        r = fields(ctx, obj, e["rect"], {"center", "width", "depth", "angle"})
+        r = fields(ctx, obj, e["rect"], {"center", "width", "depth", "angle"}, "rect.")
         for k in ("center", "width", "depth"):
             if k not in r:
                 raise ctx.err(obj, f"rect.{k}", "missing")
@@ -43,7 +43,7 @@ def footprint(ctx: Ctx, obj: str, e: Mapping[str, Any]) -> Polygon:
         c, s = math.cos(ang), math.sin(ang)
         corners = [(-w / 2, -d / 2), (w / 2, -d / 2), (w / 2, d / 2), (-w / 2, d / 2)]
         return Polygon([(cx + c * x - s * y, cy + s * x + c * y) for x, y in corners])
-    c_ = fields(ctx, obj, e["circle"], {"center", "radius"})
+    c_ = fields(ctx, obj, e["circle"], {"center", "radius"}, "circle.")
     for k in ("center", "radius"):
         if k not in c_:
             raise ctx.err(obj, f"circle.{k}", "missing")

@@ -26,7 +26,7 @@ Decisions (docs/rules.md has them all):
   are within 3" of each other. H is usually within 1" of every piece of its stack, but a top
   stacked on a hill may overhang it, so this is checked, not assumed.
 - Flying models and the dead zone (§7.1.4: "직접 엄폐와 고도 사각지대 규칙은 여전히
-  적용됩니다"; docs/rules.md, flyers and the dead zone): for the dead zone a flying model stands
+  적용됩니다"; docs/rules.md, flying models and the dead zone): for the dead zone a flying model stands
   at the elevation of what its base (the stand's foot) stands on — ground level on the mat — so a
   flyer at the foot of a hill and a model on the hill cannot see each other, unless close
   quarters applies. For cover it stays above every piece.

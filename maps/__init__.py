@@ -1,4 +1,4 @@
-"""Official deployment cards and map layouts as data (GEOMETRY-RULES §11–§12; rulebook §5.6,
+"""Official deployment cards and map layouts as data (rulebook §5.6,
 §9.2, §9.3 and the map-layout pages), with loaders that return `geom.model` objects.
 
 >>> [c for c in deployment_ids() if c == "gauntlet"]

@@ -1,5 +1,5 @@
 """A battlefield's terrain against the terrain guidelines of §9.3 ("지형 밀도 지침") and the
-tournament table of terrain counts (GEOMETRY-RULES §12). Every finding carries its numbers.
+tournament table of terrain counts (§9.3, §12.1). Every finding carries its numbers.
 
 What is measured, and the decisions behind it (docs/maps.md says the same for users):
 

@@ -14,11 +14,13 @@ from .load import (
     FORMAT,
     ScenarioError,
     check_battlefield,
+    document,
     is_official_name,
     load,
     parse_document,
+    parse_with_deployment,
     read_document,
 )
 
-__all__ = ["FORMAT", "ScenarioError", "check_battlefield", "is_official_name", "load",
-           "parse_document", "read_document"]
+__all__ = ["FORMAT", "ScenarioError", "check_battlefield", "document", "is_official_name",
+           "load", "parse_document", "parse_with_deployment", "read_document"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 import tomllib
 from collections.abc import Callable
 from dataclasses import replace
@@ -19,7 +21,17 @@ from typing import Any
 import shapely
 from shapely.geometry import Point as SPoint
 
-from formats.fields import MAX_TABLE, Ctx, FormatError, fields, listof, number, string
+from formats import limits
+from formats.fields import (
+    Ctx,
+    FormatError,
+    check_count,
+    check_document,
+    fields,
+    listof,
+    number,
+    string,
+)
 from formats.terrain import parse_terrain
 from geom import bases
 from geom.elevation import piece_effective_size, standing_piece
@@ -58,7 +70,8 @@ def _base_extent(m: Model) -> tuple[float, float]:
 
 def check_battlefield(bf: Battlefield, err: Callable[[str | None, str | None, str],
                                                      Exception]) -> None:
-    """The placement checks of INTERFACE.md: stacking, bases on the table, no overlaps."""
+    """The placement checks of docs/interface.md ("Bad input"): stacking, bases on the table, no
+    overlaps."""
     ids = {p.id for p in bf.terrain}
     for p in bf.terrain:
         if p.on is not None and p.on not in ids:
@@ -119,7 +132,10 @@ def _overlap(a: Model, b: Model) -> bool:
 def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
     """Build a Battlefield from an already-parsed TOML/JSON document."""
     ctx = Ctx(file)
+    check_document(ctx, doc)
     doc = fields(ctx, "scenario", doc, TOP_FIELDS)
+    if doc.get("description") is not None:
+        string(ctx, "scenario", "description", doc["description"], limits.MAX_DESCRIPTION)
     fmt = doc.get("format", FORMAT)
     if fmt != FORMAT:
         raise ctx.err("scenario", "format", f"expected {FORMAT!r}, got {fmt!r}")
@@ -156,9 +172,9 @@ def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
         raise ctx.err("table", "width" if width is None else "depth",
                       "missing (give width and depth, or a layout or deployment)")
     for k, v in (("width", width), ("depth", depth)):
-        if v > MAX_TABLE:
-            raise ctx.err("table", k, f"{v:g}\" is more than the {MAX_TABLE:g}\" this tool "
-                          "accepts")
+        if v > limits.MAX_TABLE:
+            raise ctx.err("table", k, f"{v:g}\" is more than the {limits.MAX_TABLE:g}\" this "
+                          "tool accepts")
     if deployment is not None and layout_table is not None and \
             deployment.table != layout_table:
         raise ctx.err("table", "deployment", f"card {deployment.id!r} is for a "
@@ -183,7 +199,8 @@ def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
 
     terrain: dict[str, TerrainPiece] = {p.id: p for p in layout_terrain}
     own: set[str] = set()
-    for i, e in enumerate(listof(ctx, None, "terrain", doc.get("terrain", []))):
+    for i, e in enumerate(listof(ctx, None, "terrain", doc.get("terrain", []),
+                                 limits.MAX_PIECES)):
         parsed = parse_terrain(ctx, e, i)
         pid = parsed if isinstance(parsed, str) else parsed.id
         if pid in own:
@@ -195,11 +212,20 @@ def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
             del terrain[pid]
         else:
             terrain[pid] = parsed
+    check_count(ctx, None, "terrain", len(terrain), limits.MAX_PIECES)
+    _check_vertices(ctx, terrain.values())
     units: list[Unit] = []
-    for i, e in enumerate(listof(ctx, None, "unit", doc.get("unit", []))):
+    unit_ids: set[str] = set()
+    n_models = 0
+    for i, e in enumerate(listof(ctx, None, "unit", doc.get("unit", []), limits.MAX_UNITS)):
+        if isinstance(e, dict) and isinstance(e.get("models"), list):
+            # counted before the models are read: a unit of a million models fails at once
+            n_models += len(e["models"])
+            check_count(ctx, f"unit #{i + 1}", "models", n_models, limits.MAX_MODELS)
         u = parse_unit(ctx, e, i)
-        if any(v.id == u.id for v in units):
+        if u.id in unit_ids:
             raise ctx.err(f"unit {u.id!r}", "id", "duplicate id")
+        unit_ids.add(u.id)
         units.append(u)
     markers: dict[int, Marker] = {m.id: m for m in (deployment.markers if deployment else ())}
     own_markers: set[int] = set()
@@ -219,37 +245,135 @@ def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
     return bf
 
 
+def _check_vertices(ctx: Ctx, pieces: Any) -> None:
+    total = 0
+    for p in pieces:
+        for poly in (p.footprint, *p.openings, *p.access_points):
+            total += len(poly.exterior.coords) + sum(len(r.coords) for r in poly.interiors)
+            if total > limits.MAX_TOTAL_VERTICES:
+                raise ctx.err(f"terrain {p.id!r}", "polygon", f"the terrain holds more than "
+                              f"{limits.MAX_TOTAL_VERTICES:,} polygon points in all")
+        for field, shapes in (("openings", p.openings), ("access_points", p.access_points)):
+            check_count(ctx, f"terrain {p.id!r}", field, len(shapes), limits.MAX_SHAPES)
+
+
 def read_document(path: str | Path) -> Any:
+    """The parsed TOML or JSON document of a scenario file (by its extension).
+
+    Only a regular file of at most `MAX_FILE_BYTES` is read (a device, a pipe or a folder is
+    refused before anything is read from it); UTF-8, with or without a byte-order mark."""
     p = Path(path)
+    file = str(path)
+    kind = p.suffix.lower()
+    if kind not in (".json", ".toml"):
+        raise ScenarioError("unknown file type (use .toml or .json)", file=file)
     try:
-        text = p.read_bytes()
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise ScenarioError(f"cannot read file ({exc.strerror})", file=str(path)) from None
+        raise ScenarioError(f"cannot read file ({exc.strerror or exc})", file=file) from None
     try:
-        if p.suffix.lower() == ".json":
-            return json.loads(text.decode("utf-8"))
-        if p.suffix.lower() == ".toml":
-            return tomllib.loads(text.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"not valid {p.suffix[1:].upper()}: {exc}", file=str(path)) from None
-    raise ScenarioError("unknown file type (use .toml or .json)", file=str(path))
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            what = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+            raise ScenarioError(f"cannot read file ({what})", file=file)
+        if st.st_size > limits.MAX_FILE_BYTES:
+            raise ScenarioError(f"the file is {st.st_size:,} bytes, more than the "
+                                f"{limits.MAX_FILE_BYTES:,} accepted", file=file)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(limits.MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ScenarioError(f"cannot read file ({exc.strerror or exc})", file=file) from None
+    finally:
+        os.close(fd)
+    if len(data) > limits.MAX_FILE_BYTES:
+        raise ScenarioError(f"the file is more than the {limits.MAX_FILE_BYTES:,} bytes "
+                            "accepted", file=file)
+    name = kind[1:].upper()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"not valid {name}: not UTF-8 text (byte {exc.start + 1})",
+                            file=file) from None
+    try:
+        return json.loads(text) if kind == ".json" else tomllib.loads(text)
+    except RecursionError:
+        raise ScenarioError(f"not valid {name}: nested too deep (at most "
+                            f"{limits.MAX_DEPTH} levels)", file=file) from None
+    except ValueError as exc:  # JSONDecodeError and TOMLDecodeError are ValueErrors
+        raise ScenarioError(f"not valid {name}: {exc}", file=file) from None
 
 
 def is_official_name(path: str | Path) -> bool:
     """A bare word that is no file: an official layout or card name (a folder of that name in
     the working directory is no scenario either, so it does not hide the name)."""
+    text = str(path)
+    if "/" in text or not text.strip() or "\0" in text:
+        return False
     p = Path(path)
-    return (not p.exists() or p.is_dir()) and "/" not in str(path) and p.suffix == "" \
-        and bool(str(path).strip())
+    if p.suffix != "":
+        return False
+    try:
+        return not p.exists() or p.is_dir()
+    except OSError:  # a name too long for the file system is no file either
+        return True
 
 
-def load(path: str | Path) -> Battlefield:
-    """Load a scenario file, or an official layout / deployment card by name."""
+def document(path: str | Path, deployment: str | None = None) -> Any:
+    """The scenario document of a file or of an official layout or card name, with the
+    deployment card `deployment` (if given) laid on its table in place of its own."""
+    name = str(path)
+    if is_official_name(path):
+        from maps import (
+            battlefield_by_name,
+            deployment_ids,
+            deployment_info,
+            layout_ids,
+            load_layout,
+        )
+        if name in layout_ids():
+            title = load_layout(name).name
+            if deployment in deployment_ids():
+                title += f" · {deployment_info(deployment)['name']}"
+            doc: Any = {"table": {"layout": name}, "name": title}
+        elif name in deployment_ids():
+            if deployment is not None and deployment != name:
+                raise ScenarioError(f"{name!r} is a deployment card already; give a layout or "
+                                    "a scenario with --deployment", obj="--deployment")
+            doc = {"table": {"deployment": name}}
+        else:
+            battlefield_by_name(name)  # raises the "neither a file nor …" error
+    else:
+        doc = read_document(path)
+    if deployment is None:
+        return doc
+    if not isinstance(doc, dict) or not isinstance(doc.get("table"), dict):
+        raise ScenarioError("has no [table] to lay a deployment card on", file=name,
+                            obj="table")
+    return {**doc, "table": {**doc["table"], "deployment": deployment}}
+
+
+def parse_with_deployment(doc: Any, file: str, deployment: str | None) -> Battlefield:
+    """`parse_document`, where a problem with the card laid on by `--deployment` names the
+    option rather than the file's `[table]`."""
+    try:
+        return parse_document(doc, file)
+    except FormatError as exc:
+        if deployment is not None and exc.obj == "table" and exc.field in ("deployment",
+                                                                            "layout"):
+            raise ScenarioError(exc.detail, file=file, obj="--deployment") from None
+        raise
+
+
+def load(path: str | Path, deployment: str | None = None) -> Battlefield:
+    """Load a scenario file, or an official layout / deployment card by name; with
+    `deployment`, that card's entry edges, zones and markers on the table (the command line's
+    `--deployment CARD`)."""
     if not str(path).strip():
         raise ScenarioError("no scenario given (a .toml or .json file, or an official layout or "
                             "deployment card name: see `tmg layouts`)")
-    p = Path(path)
-    if is_official_name(path):
+    if "\0" in str(path):
+        raise ScenarioError("a file name cannot hold a NUL character", file=repr(str(path)))
+    if deployment is None and is_official_name(path):
         from maps import battlefield_by_name
         return battlefield_by_name(str(path))
-    return parse_document(read_document(p), str(path))
+    return parse_with_deployment(document(path, deployment), str(path), deployment)

@@ -1,4 +1,5 @@
-"""Command-line references to objects on a battlefield (INTERFACE.md "References").
+"""Command-line references to objects on a battlefield (docs/interface.md, "References on
+the command line").
 
 `UNIT/MODEL`, `UNIT`, `marker/N`; extensions: `terrain/ID`, `zone/red`, `zone/blue` and a
 bare point `X,Y`.
@@ -86,10 +87,16 @@ def label(obj: Any) -> str:
     if isinstance(obj, Unit):
         return obj.id
     if isinstance(obj, TerrainPiece):
-        return f"terrain/{obj.id}"
+        return obj.ref
     if isinstance(obj, tuple):
         return f"{obj[0]:g},{obj[1]:g}"
     return "zone"
+
+
+def title(obj: Any) -> str:
+    """How text names the object: a terrain piece by its title (`Label (terrain/ID)`), anything
+    else by its reference."""
+    return obj.title if isinstance(obj, TerrainPiece) else label(obj)
 
 
 def model_ref(text: str) -> tuple[str, str]:

@@ -197,7 +197,8 @@ def parse_unit(ctx: Ctx, e: Any, index: int) -> Unit:
     return Unit(id=uid, owner=owner, size=size, models=tuple(models), base=base,
                 tags=tuple(tags), flying=flying, large=large, speed=speed, supply=supply,
                 statuses=statuses, leading=leading, type=cat.get("id"),
-                name=e.get("name") or cat.get("name"), abilities=abilities)
+                name=(string(ctx, obj, "name", e["name"]) if e.get("name") is not None
+                      else cat.get("name")), abilities=abilities)
 
 
 def parse_marker(ctx: Ctx, e: Any, index: int) -> Marker:

@@ -1,83 +1,146 @@
-"""`tmg`: the one command-line entry point (INTERFACE.md "Commands").
+"""`tmg`: the one command-line entry point (docs/interface.md, "Commands").
 
-Each subcommand lives in its own module under `tmg.commands` and exposes `register(sub)`,
-which adds its parser and sets `run` (args -> JSON-able dict) and `text` (dict -> str).
-Exit status is 0 whatever the verdict, 2 for bad input (one message on stderr, also for a
-misused option), never a traceback for anything a user can cause. A fault of the engine itself
-ends with one line and exit status 1 (`TMG_DEBUG=1` shows the traceback).
+`tmg.commands.COMMANDS` lists every subcommand with its module and one-line help; only the
+chosen command's module is imported (`tmg --help` imports none), so the answer starts quickly.
+
+Exit status (docs/interface.md, "Exit status"):
+- 0: an answer, whatever the verdict (also `tmg` alone, which prints the help);
+- 2: bad input — a file, an option or a reference — one line on stderr naming the file, the
+  object and the field, also for a misused option (`tmg los: error: …`);
+- 3: no answer within the time budget (`--timeout SECONDS`, default 60; 0 for none);
+- 1: a fault of the engine itself, one line (`TMG_DEBUG=1` shows the traceback).
+Never a traceback for anything a user can cause; `--json` output is always valid JSON.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
-import math
 import os
-import pkgutil
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from geom.errors import TmgError
 
-from . import commands
+from .budget import DEFAULT_TIMEOUT, BudgetExceeded, time_budget
+from .commands import COMMANDS, INTERACTIVE
+from .output import jsonable, one_line, printable, to_json
 
-
-def jsonable(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): jsonable(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [jsonable(v) for v in x]
-    if isinstance(x, float):
-        if math.isinf(x) or math.isnan(x):
-            return None
-        return round(x, 6)
-    return x
+__all__ = ["build_parser", "jsonable", "main", "one_line"]
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with a usage error reported on one line (exit status 2, as bad input)."""
+    """argparse, with a usage error reported on one line naming the (sub)command, exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} -h)\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see '{self.prog} -h')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="tmg", description="Geometry and line of sight for StarCraft: TMG tables.")
+class _Version(argparse.Action):
+    """`--version`, looked up only when asked for (package metadata is slow to import)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 **kw: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit", **kw)
+
+    def __call__(self, parser: argparse.ArgumentParser, *a: Any, **k: Any) -> None:
+        print(f"tmg {version()}")
+        parser.exit(0)
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+    try:
+        return dist_version("tmg-geometry")
+    except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def timeout_arg(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not 0 <= v <= 86400:
+        raise argparse.ArgumentTypeError(f"expected 0 to 86400 seconds, got {text!r}")
+    return v
+
+
+def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser, with full parsers for `commands` (all when None) and one-line entries for the
+    rest (enough for `tmg --help` and for naming an unknown command)."""
+    parser = Parser(prog="tmg", description="Geometry and line of sight for StarCraft: TMG "
+                    "tables. Exit status: 0 an answer, 2 bad input, 3 over the time budget, "
+                    "1 a fault of the engine.")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
+    built: dict[str, argparse.ArgumentParser] = {}
+    parser.set_defaults(_parsers=built)
+    for name, (module, help_) in COMMANDS.items():
+        if commands is not None and name not in commands:
+            sub.add_parser(name, help=help_, add_help=False)
             continue
-        mod = importlib.import_module(f"{commands.__name__}.{info.name}")
-        p = mod.register(sub)
+        mod = importlib.import_module(f"{__package__}.commands.{module}")
+        p = built[name] = mod.register(sub)
         p.add_argument("--json", action="store_true", help="print the answer as JSON")
+        if name not in INTERACTIVE:
+            p.add_argument("--timeout", type=timeout_arg, default=DEFAULT_TIMEOUT,
+                           metavar="SECONDS", help="stop with exit status 3 when no answer "
+                           f"comes within this time (default {DEFAULT_TIMEOUT:g}; 0: no limit)")
     return parser
 
 
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line (top-level options take no values)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = _chosen(argv)
+    parser = build_parser([chosen] if chosen in COMMANDS else [])
+    if not argv:
+        parser.print_help()
+        return 0
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported by the subcommand's parser, so the message names it
+            sub = args._parsers.get(getattr(args, "command", None), parser)
+            sub.error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as exc:  # usage error (2), --help or --version (0)
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "command", None):
         parser.print_help()
-        return 2
+        return 0
+    where = f"tmg {args.command}"
+    budget = getattr(args, "timeout", None)
     try:
-        result = args.run(args)
-        out = jsonable(result) if args.json else args.text(result)
+        with time_budget(budget):
+            result = args.run(args)
+            text = to_json(result) if args.json else printable(args.text(result))
     except TmgError as exc:
-        print(f"tmg {args.command}: {one_line(str(exc))}", file=sys.stderr)
+        print(f"{where}: {one_line(str(exc))}", file=sys.stderr)
         return 2
+    except BudgetExceeded:
+        print(f"{where}: no answer within the time budget of {budget:g} s (the question is "
+              "too large for it; give more with --timeout SECONDS, 0 for no limit)",
+              file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
         return 130
+    except RecursionError:
+        print(f"{where}: internal error (RecursionError: the input nests too deep for the "
+              "engine); please report it with the command and the file", file=sys.stderr)
+        return 1
     except Exception as exc:  # a bug in the engine, not the user's doing: one line, no traceback
         if os.environ.get("TMG_DEBUG"):
             raise
-        print(f"tmg {args.command}: internal error ({type(exc).__name__}: "
-              f"{one_line(str(exc))}); please report it with the command and the file "
-              "(TMG_DEBUG=1 shows the traceback)", file=sys.stderr)
+        print(f"{where}: internal error ({type(exc).__name__}: {one_line(str(exc), 200)}); "
+              "please report it with the command and the file (TMG_DEBUG=1 shows the "
+              "traceback)", file=sys.stderr)
         return 1
-    text = json.dumps(out, ensure_ascii=False, indent=2) if args.json else out
     if text:
         try:
             print(text)
@@ -86,11 +149,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
     return 0
-
-
-def one_line(message: str) -> str:
-    """Messages go to stderr as one line (a file name or a parser's text may hold newlines)."""
-    return " ".join(message.split("\n"))
 
 
 if __name__ == "__main__":

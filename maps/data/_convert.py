@@ -6,7 +6,8 @@ It is kept so that the provenance of every figure in ``maps/data`` can be reprod
 
     /work/venv/bin/python maps/data/_convert.py [REFERENCE_DIR]
 
-REFERENCE_DIR defaults to ``<checkout>/../shared/reference`` and must hold (see its SOURCES.md):
+REFERENCE_DIR is the folder of reference exports (default: ``DEFAULT_REF`` below); it must hold
+(each file's origin is listed in that folder's SOURCES.md):
 
 * ``terrain-maps.community.json``  phyersherman/sc-tmg-coop-tabletop src/data/terrainMaps.json @ed2611f
 * ``deployments.community.json``   phyersherman/sc-tmg-coop-tabletop src/data/deployments.json @ed2611f
@@ -52,6 +53,9 @@ from shapely.geometry.polygon import orient
 
 HERE = Path(__file__).resolve().parent  # maps/data
 CHECKOUT = HERE.parent.parent
+sys.path.insert(0, str(CHECKOUT))
+from formats.atomic import write_text  # noqa: E402  (the checkout's, run as a script)
+
 DEFAULT_REF = CHECKOUT.parent / "shared" / "reference"
 
 ACCURACY_IN = 0.5  # stated transcription accuracy of the community map positions (inches)
@@ -795,7 +799,7 @@ def convert_deployments(ref: Path) -> dict:
         "coordinates": ("inches; origin bottom-left of the card read with its title upright, x to "
                         "the right along the long edge, y up"),
         "sources": {
-            "p2p": "/work/shared/reference/deployment-cards.p2p.md — reading of the official "
+            "p2p": "deployment-cards.p2p.md (reference export) — reading of the official "
                    "print-and-play card sheets (StarCraft-{Terran,Zerg,Protoss}-P2P-Card-Sheets-A4_EN"
                    ".pdf v1.03.26); PRIMARY",
             "community": f"phyersherman/sc-tmg-coop-tabletop src/data/deployments.json "
@@ -857,7 +861,7 @@ def tidy(obj):
 
 def dump(path: Path, obj) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
 
 
 def main(argv: list[str]) -> int:

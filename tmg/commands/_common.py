@@ -12,12 +12,20 @@ from geom.model import Battlefield, Model, Unit
 from scenario import refs
 
 
-def add_file(p: argparse.ArgumentParser, help: str = "scenario file, layout or card name") -> None:
+def add_file(p: argparse.ArgumentParser, help: str = "scenario file, layout or card name",
+             deployment: bool = True) -> None:
+    """The FILE argument every command that reads a table takes, and `--deployment CARD`
+    (a command with an option of its own by that name passes deployment=False)."""
     p.add_argument("file", metavar="FILE", help=help)
+    if deployment:
+        p.add_argument("--deployment", metavar="CARD",
+                       help="lay this deployment card (entry edges, zones of influence, "
+                            "markers) on the table, in place of the file's own")
 
 
 def load(args: argparse.Namespace) -> Battlefield:
-    return scenario.load(args.file)
+    """The battlefield of FILE, with `--deployment CARD` laid on it when given."""
+    return scenario.load(args.file, getattr(args, "deployment", None))
 
 
 def resolve(bf: Battlefield, text: str, file: str) -> Any:
@@ -69,6 +77,18 @@ def parse_xy(text: str, what: str = "--to") -> tuple[float, float]:
         raise TmgError(f"expected X,Y with two finite numbers of inches, got {text!r}",
                        obj=what)
     return pt
+
+
+def piece_titles(bf: Battlefield, ids: Any) -> dict[str, str]:
+    """`{id: title}` for the terrain pieces an answer names by id, so that its text can name
+    them as every output does (`Label (terrain/ID)`) while its JSON lists keep the ids."""
+    return {i: bf.piece(i).title for i in ids if isinstance(i, str) and bf.has_piece(i)}
+
+
+def titled(r: dict[str, Any], ids: Any) -> str:
+    """Piece ids of an answer as text: their titles (see `piece_titles`), comma-separated."""
+    titles = r.get("terrain_titles") or {}
+    return ", ".join(titles.get(i, i) for i in ids)
 
 
 def base_words(mm: Any) -> str:

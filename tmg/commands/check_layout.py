@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from geom.errors import TmgError
-from maps import load_deployment
 from maps.checks import check_layout
 
 from ._common import add_file, load
@@ -15,27 +13,16 @@ from ._common import add_file, load
 def register(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("check-layout",
                        help="check a layout against the terrain guidelines of §9.3")
-    add_file(p, help="scenario file, layout name (standard-1 ...) or deployment card name")
-    p.add_argument("--deployment", metavar="CARD",
-                   help="take the entry edges (fire lanes) from this deployment card")
+    add_file(p, help="scenario file, layout name (standard-1 ...) or deployment card name "
+             "(--deployment CARD: take the entry edges, for the fire lanes, from that card)")
     p.set_defaults(run=run, text=text)
     return p
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     bf = load(args)
-    dep = None
-    if args.deployment:
-        try:
-            dep = load_deployment(args.deployment)
-        except TmgError as exc:
-            raise TmgError(exc.detail, obj="--deployment") from None
-        if (dep.table.width, dep.table.depth) != (bf.table.width, bf.table.depth):
-            raise TmgError(f"card {dep.id!r} is for a {dep.table.width:g}x{dep.table.depth:g} "
-                           f"table, the battlefield is {bf.table.width:g}x{bf.table.depth:g}",
-                           obj="--deployment")
-    findings = check_layout(bf, dep)
-    used = dep or bf.deployment
+    findings = check_layout(bf, bf.deployment)
+    used = bf.deployment
     return {"name": bf.name or args.file,
             "table": {"width": bf.table.width, "depth": bf.table.depth},
             "deployment": used.id if used is not None else None,

@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     bf = load(args)
     a, b = resolve(bf, args.a, args.file), resolve(bf, args.b, args.file)
     out: dict[str, Any] = {"a": refs.label(a), "b": refs.label(b),
+                           "a_title": refs.title(a), "b_title": refs.title(b),
                            "distance": dist.distance(a, b), "rule": "4.1 measuring distances"}
     if args.within is not None:
         out["within_distance"] = args.within
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def text(r: dict[str, Any]) -> str:
-    s = f'{r["a"]} to {r["b"]}: {r["distance"]:.3f}"'
+    s = f'{r["a_title"]} to {r["b_title"]}: {r["distance"]:.3f}"'
     if "within" in r:
         d = r["within_distance"]
         s += (f'\n  within {d:g}": {"yes" if r["within"] else "no"}'

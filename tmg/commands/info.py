@@ -30,7 +30,8 @@ def register(sub: Any) -> argparse.ArgumentParser:
 def describe(bf: Battlefield) -> dict[str, Any]:
     terrain = []
     for p in bf.terrain:
-        terrain.append({"id": p.id, "label": p.label, "size": p.size, "kind": p.kind,
+        terrain.append({"id": p.id, "label": p.label, "title": p.title, "size": p.size,
+                        "kind": p.kind,
                         "standable": p.can_stand_on, "on": p.on,
                         "effective_size": piece_effective_size(bf, p),
                         "area": round(p.footprint.area, 3)})
@@ -77,8 +78,7 @@ def text(r: dict[str, Any]) -> str:
             extra.append("standable top")
         if p["on"]:
             extra.append(f'on {p["on"]}')
-        name = f' "{p["label"]}"' if p["label"] else ""
-        lines.append(f'  {p["id"]}{name}: Size {p["size"]}, effective size {p["effective_size"]}'
+        lines.append(f'  {p["title"]}: Size {p["size"]}, effective size {p["effective_size"]}'
                      + (f' ({", ".join(extra)})' if extra else ""))
     lines.append(f'units ({len(r["units"])}):')
     for u in r["units"]:

@@ -17,7 +17,7 @@ from geom.model import Marker, Model, Unit
 from geom.sight import SightContext, unit_sight
 from scenario import refs
 
-from ._common import add_file, distance_arg, load, resolve, witness_line
+from ._common import add_file, distance_arg, load, piece_titles, resolve, titled, witness_line
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         v = ctx.line_of_sight(a, b)
         out.update(visible=v.ok, rule=v.rule, reason=v.reason, witness=_seg(v.witness),
                    blocking=v.details.get("blocking", []), distance=v.details.get("distance"))
+    out["terrain_titles"] = piece_titles(bf, out["blocking"])
     return out
 
 
@@ -80,7 +81,7 @@ def text(r: dict[str, Any]) -> str:
     if r.get("witness"):
         s += witness_line(r["witness"])
     if r.get("blocking"):
-        s += "\n  blocking: " + ", ".join(r["blocking"])
+        s += "\n  blocking: " + titled(r, r["blocking"])
     if "visible_models" in r:
         s += "\n  visible target models: " + (", ".join(r["visible_models"]) or "none")
         rng = f' within {r["range"]:g}"' if r.get("range") is not None else ""

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         out["terrain_moved"] = [s.as_dict() for s in shifts]
     results = all_markers(bf, previous)
     out["markers"] = {str(mid): r.as_dict() for mid, r in results.items()}
-    # INTERFACE.md: "per marker id: contesting, supply" — the same objects also stand at the
+    # docs/interface.md: "per marker id: contesting, supply" — the same objects also stand at the
     # top level under each marker id, so both readings of the contract work.
     out.update(out["markers"])
     return out

@@ -1,5 +1,5 @@
 """`tmg move FILE UNIT/MODEL --to X,Y`: can this model, as the leading model, move there
-(GEOMETRY-RULES §6; rulebook §4.3, §4.6, §8.5.3)?
+(rulebook §4.3, §4.6, §8.5.3; docs/rules.md, gap clearance)?
 
 Variants: `--towards UNIT` / `--away UNIT` (§4.5, the end is computed; `--to` not needed),
 `--place X` (PLACE X), `--deploy [EDGE]` (§8.5.5, from the owner's entry edge or the named
@@ -19,7 +19,16 @@ from geom import placement as pl
 from geom.errors import TmgError
 from geom.model import Unit
 
-from ._common import add_file, distance_arg, load, parse_xy, resolve, resolve_model
+from ._common import (
+    add_file,
+    distance_arg,
+    load,
+    parse_xy,
+    piece_titles,
+    resolve,
+    resolve_model,
+    titled,
+)
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -50,6 +59,12 @@ def _geojson(g: BaseGeometry) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     bf = load(args)
+    out = _answer(bf, args)
+    out["terrain_titles"] = piece_titles(bf, out.get("destroys_grass", []))
+    return out
+
+
+def _answer(bf: Any, args: argparse.Namespace) -> dict[str, Any]:
     model = resolve_model(bf, args.model, args.file)
     unit = bf.unit(model.unit)
     ignore = [s for s in args.ignore.split(",") if s]
@@ -120,7 +135,7 @@ def text(r: dict[str, Any]) -> str:
                      + (f' of {allow:g}"' if isinstance(allow, int | float) else "")
                      + f' through {len(r["path"])} points')
     if r.get("destroys_grass"):
-        lines.append(f'  destroys grass: {", ".join(r["destroys_grass"])}')
+        lines.append(f'  destroys grass: {titled(r, r["destroys_grass"])}')
     if "reach_area" in r:
         lines.append(f'  reach: {r["reach_area"]:.2f} sq in')
     return "\n".join(lines)

@@ -1,5 +1,5 @@
 """`tmg template FILE --blast|--flamer --attacker U/M (--target U/M | --at X,Y)` (§8.7.6, §12.8,
-FAQ v1.1 "템플릿과 파급"; GEOMETRY-RULES §10).
+FAQ v1.1 "템플릿과 파급"; docs/rules.md, template sizes).
 
 Template sizes: the data file's PROVISIONAL placeholders, replaced by a scenario's
 `[templates.blast]` / `[templates.flamer]` table and then by `--diameter` / `--length --narrow
@@ -9,7 +9,6 @@ Template sizes: the data file's PROVISIONAL placeholders, replaced by a scenario
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 import shapely
@@ -50,20 +49,21 @@ def register(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def load_with_templates(file: str) -> tuple[Battlefield, dict[str, T.TemplateShape] | None]:
-    """The battlefield and the shapes of the scenario's `[templates]` table (None without one).
+def load_with_templates(file: str, deployment: str | None = None
+                        ) -> tuple[Battlefield, dict[str, T.TemplateShape] | None]:
+    """The battlefield (with `--deployment` laid on it) and the shapes of the scenario's
+    `[templates]` table (None without one).
 
     The table is taken out before the document goes to the scenario loader, so this works whether
     or not the loader knows the key."""
-    p = Path(file)
-    if not file.strip() or scenario.is_official_name(file):
+    if not file.strip() or (deployment is None and scenario.is_official_name(file)):
         return scenario.load(file), None  # an official layout or card: no [templates]
-    doc = scenario.read_document(p)
+    doc = scenario.document(file, deployment)
     raw = None
     if isinstance(doc, dict) and "templates" in doc:
         doc = dict(doc)
         raw = doc.pop("templates")
-    bf = scenario.parse_document(doc, file)
+    bf = scenario.parse_with_deployment(doc, file, deployment)
     return bf, (T.shapes_from_table(raw, file) if raw is not None else None)
 
 
@@ -84,7 +84,7 @@ def shape_from_args(args: argparse.Namespace,
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    bf, shapes = load_with_templates(args.file)
+    bf, shapes = load_with_templates(args.file, args.deployment)
     shape = shape_from_args(args, shapes)
     attacker = resolve_model(bf, args.attacker, args.file)
     target = resolve_model(bf, args.target, args.file) if args.target else None
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def report(bf: Battlefield, res: T.TemplateResult, target_type_given: bool = True
            ) -> dict[str, Any]:
-    """The JSON answer for one template attack (INTERFACE.md `tmg template`)."""
+    """The JSON answer for one template attack (docs/interface.md, `tmg template`)."""
     tpl = res.template
     shape = tpl.shape
     spill = [{"unit": b.unit, "owner": b.owner, "models": list(b.models), "count": b.count}
