@@ -1,12 +1,13 @@
 """Property tests for geom.sight on random scenes, against a slow reference: the rules applied
 one pair and one piece at a time (geom.cover's scalar statement of them, geom.distance for every
-distance) and a dense brute-force sampler of base-to-base segments (DESIGN-NOTES §3)."""
+distance) and a dense brute-force sampler of base-to-base segments (rulebook §7.1)."""
 
 from __future__ import annotations
 
 import functools
 import math
 import os
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -157,12 +158,19 @@ def ref_code(bf: Battlefield, a: Model, b: Model) -> int | None:
     """HIDDEN / DEAD_ZONE from the rules, or None when the geometry decides."""
     if b.hidden and not within(a, b, 4):
         return HIDDEN
-    la, lb = elevation_level(bf, a), elevation_level(bf, b)
-    for high, low, lvl in ((a, b, lb), (b, a, la)):
+    # §7.1.4 (docs/rules.md, flying models and the dead zone): a flyer counts where its stand's foot is
+    fa, fb = foot(a), foot(b)
+    la, lb = elevation_level(bf, fa), elevation_level(bf, fb)
+    for high, low, lvl in ((fa, fb, lb), (fb, fa, la)):
         if elevation_level(bf, high) == "high" and lvl == "ground" and not within(a, b, 3):
             if any(within(low, outer(bf.piece(pid).footprint), 1) for pid in stack(bf, high)):
                 return DEAD_ZONE
     return None
+
+
+def foot(m: Model) -> Model:
+    """The model as it stands for the dead zone: a flyer at its stand's foot."""
+    return replace(m, flying=False) if m.flying else m
 
 
 def ref_obstacles(bf: Battlefield, ids: dict[str, str]) -> list:
@@ -237,7 +245,7 @@ def check_scene(bf: Battlefield, ctx: SightContext | None = None) -> tuple[int, 
                 continue
             # vectorised cover masks agree with the scalar rule, piece by piece
             for k, p in enumerate(bf.terrain):
-                kind = mat._kind(i, j, k)
+                kind = mat.kind(i, j, k)
                 assert kind == ids.get(p.id), (a.ref, b.ref, p.id)
             code = int(mat.code[i, j])
             if rc is not None:
