@@ -86,21 +86,38 @@ class UnitSight:
             return Verdict(True, v.rule, reason, v.witness, {**v.details,
                            "visible_models": self.visible_models, "attackers": self.attackers})
         codes = {int(c) for c in m.code.ravel()}
-        blocking = sorted({p for i in range(len(m.a)) for j in range(len(m.b))
-                           for p in m.verdict(i, j, minimal=False).details["blocking"]})
+        blocking, rules = _blocked_summary(m)
         if codes == {HIDDEN}:
             rule = RULE_HIDDEN
         elif codes == {DEAD_ZONE}:
             rule = RULE_DEAD_ZONE
         else:
-            rules = {m.verdict(i, j, minimal=False).rule for i in range(len(m.a))
-                     for j in range(len(m.b))}
             rule = "; ".join(sorted(rules))
         first = m.verdict(0, 0) if m.code.size else None
         reason = ("no attacking model sees any target model"
                   + (f"; e.g. {first.reason}" if first is not None else ""))
         return Verdict(False, rule, reason, None, {"blocking": blocking, "visible_models": [],
                                                    "attackers": []})
+
+
+def _blocked_summary(m: SightMatrix) -> tuple[list[str], set[str]]:
+    """The pieces blocking some pair and the rules of the pairs that do not see: the union of
+    what each such pair's verdict says (`minimal=False`), with the BLOCKED pairs' pieces found
+    in one batch (`SightMatrix.blocked_pieces`)."""
+    ii, jj, ks, full = m.blocked_pieces()
+    ctx = m.ctx
+    blocking = {ctx.piece_ids[int(k)] for k in ks}
+    rules: set[str] = set()
+    pair = ii * len(m.b) + jj
+    for key in np.unique(pair):
+        kinds = full[pair == key]
+        names = [x for x, there in (("full", kinds.any()), ("direct", (~kinds).any())) if there]
+        rules.add("7.1.1 " + " and ".join(names) + " cover")
+    for i, j in zip(*np.nonzero(np.isin(m.code, (HIDDEN, DEAD_ZONE))), strict=True):
+        v = m.verdict(int(i), int(j), minimal=False)  # HIDDEN or the dead zone: a few reads
+        blocking.update(v.details["blocking"])
+        rules.add(v.rule)
+    return sorted(blocking), rules
 
 
 def unit_sight(bf: Battlefield, attacker: Unit | Sequence[Model], target: Unit | Marker | Model
@@ -118,6 +135,11 @@ def unit_sight(bf: Battlefield, attacker: Unit | Sequence[Model], target: Unit |
     else:
         tgt = list(target)
     m = ctx.matrix(atk, tgt, upto=weapon_range or 0.0)
+    return _unit_sight(bf, m, atk, tgt, weapon_range)
+
+
+def _unit_sight(bf: Battlefield, m: SightMatrix, atk: Sequence[Model | Marker],
+                tgt: Sequence[Model | Marker], weapon_range: float | None) -> UnitSight:
     vis = m.visible
     visible_models = [tgt[j].ref for j in range(len(tgt)) if vis[:, j].any()]
     ok = vis.copy()
@@ -131,6 +153,36 @@ def unit_sight(bf: Battlefield, attacker: Unit | Sequence[Model], target: Unit |
     return UnitSight(m, bool(vis.any()), visible_models, attackers, hgc, weapon_range)
 
 
+def enemy_unit_sight(bf: Battlefield, ctx: SightContext | None = None
+                     ) -> dict[tuple[str, str], UnitSight]:
+    """`unit_sight` for every attacking unit and every enemy target unit, from one matrix per
+    pair of armies (the same answers as asking unit by unit, at a fraction of the cost)."""
+    ctx = ctx or SightContext(bf)
+    out: dict[tuple[str, str], UnitSight] = {}
+    for a_owner in sorted({u.owner for u in bf.units}):
+        mine = [u for u in bf.units if u.owner == a_owner]
+        theirs = [u for u in bf.units if u.owner != a_owner]
+        atk = [m for u in mine for m in u.models]
+        tgt = [m for u in theirs for m in u.models]
+        if not atk or not tgt:
+            continue
+        whole = ctx.matrix(atk, tgt, upto=0.0)
+        rows = _index_by_unit(atk)
+        cols = _index_by_unit(tgt)
+        for u in mine:
+            for v in theirs:
+                m = whole.sub(rows[u.id], cols[v.id])
+                out[(u.id, v.id)] = _unit_sight(bf, m, list(u.models), list(v.models), None)
+    return out
+
+
+def _index_by_unit(models: Sequence[Model]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for i, m in enumerate(models):
+        out.setdefault(m.unit, []).append(i)
+    return out
+
+
 def army_sight(bf: Battlefield, a_owner: str, b_owner: str,
                ctx: SightContext | None = None) -> SightMatrix:
     """Every model of one army looking at every model of the other."""
@@ -142,4 +194,4 @@ def army_sight(bf: Battlefield, a_owner: str, b_owner: str,
 
 __all__ = ["BLOCKED", "COVER_RANGE", "DEAD_ZONE", "HIDDEN", "RULE_CLOSE_QUARTERS",
            "RULE_DEAD_ZONE", "RULE_HIDDEN", "RULE_LOS", "VISIBLE", "SightContext", "SightMatrix",
-           "UnitSight", "army_sight", "line_of_sight", "sees", "unit_sight"]
+           "UnitSight", "army_sight", "enemy_unit_sight", "line_of_sight", "sees", "unit_sight"]

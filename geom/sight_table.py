@@ -63,6 +63,17 @@ class ViewerArrays:
     frames: Frames
     near: np.ndarray  # sorted keys i·K + k: viewer i within 1" of piece k
 
+    def take(self, idx: np.ndarray, n_pieces: int) -> ViewerArrays:
+        """The viewers `idx` (in that order), renumbered 0…len(idx)−1."""
+        new = np.full(len(self.eff), -1, dtype=np.int64)
+        new[idx] = np.arange(len(idx))
+        i, k = self.near // max(n_pieces, 1), self.near % max(n_pieces, 1)
+        keep = new[i] >= 0
+        near = np.sort(new[i[keep]] * n_pieces + k[keep])
+        return ViewerArrays(self.eff[idx], self.stack[idx], self.zone_high[idx],
+                            self.zone_ground[idx], self.zone_stack[idx], self.hidden[idx],
+                            self.frames.take(idx), near)
+
 
 class SightContext:
     """A battlefield prepared for many sight questions. Holds no state beyond caches of
