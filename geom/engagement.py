@@ -238,13 +238,14 @@ def models_engaged(bf: Battlefield, a: Model, b: Model) -> Verdict:
         ids = [p.id for p in pieces]
         return Verdict(False, RULE_TERRAIN,
                        f'{a.ref} and {b.ref} are {gap:.3f}" apart, but every segment of 1" or '
-                       f"less between their bases crosses Size 2+ terrain ({', '.join(ids)})",
+                       f"less between their bases crosses Size 2+ terrain "
+                       f"({', '.join(p.title for p in pieces)})",
                        details={"distance": gap, "blocking": ids, **elev.details})
     return Verdict(True, RULE_ENGAGED,
                    f'{a.ref} and {b.ref} are engaged: {gap:.3f}" apart'
                    + (f", {elev.reason}" if "access point" in elev.reason else "")
                    + ("" if not pieces else
-                      f", clear of {', '.join(p.id for p in pieces)} along the witness segment"),
+                      f", clear of {', '.join(p.title for p in pieces)} along the witness segment"),
                    witness=[list(seg[0]), list(seg[1])],
                    details={"distance": gap, "blocking": [], **elev.details})
 

@@ -28,6 +28,7 @@ from .line_obstacles import job_parts
 from .segments import corridor, search_jobs
 from .separator import separated
 from .sight_matrix import BLOCKED, DEAD_ZONE, HIDDEN, VISIBLE, SightMatrix
+from .sight_table import SightContext
 from .verdict import Verdict
 
 RULE_LOS = "7.1 line of sight"
@@ -67,6 +68,11 @@ class LazyVerdict(Verdict):
     @property  # type: ignore[override]
     def details(self) -> dict[str, Any]:
         return self._parts()[2]
+
+
+def _title(ctx: SightContext, pid: str) -> str:
+    """A piece as every reason names it: its label and reference (`TerrainPiece.title`)."""
+    return ctx.pieces[ctx.piece_index[pid]].title
 
 
 def _num(x: float) -> str:
@@ -126,7 +132,7 @@ def minimal_pieces(m: SightMatrix, i: int, j: int) -> list[str]:
 def _why(m: SightMatrix, i: int, j: int, k: int, full: np.ndarray) -> str:
     """Why piece k blocks for the pair (a sentence fragment)."""
     ctx, va, vb = m.ctx, m.a[i], m.b[j]
-    pid, e = ctx.piece_ids[k], _num(ctx.piece_eff[k])
+    pid, e = ctx.pieces[k].title, _num(ctx.piece_eff[k])
     if full[k]:
         return (f"{pid} gives full cover (effective size {e} ≥ {_num(va.effective)} of "
                 f"{va.ref} and ≥ {_num(vb.effective)} of {vb.ref})")
@@ -145,26 +151,26 @@ def _near(m: SightMatrix, i: int, j: int, k: int) -> tuple[bool, bool]:
 def _why_not(m: SightMatrix, i: int, j: int, k: int) -> str:
     """Why piece k, crossed by a line, does not block for the pair."""
     ctx, va, vb = m.ctx, m.a[i], m.b[j]
-    p, pid = ctx.pieces[k], ctx.piece_ids[k]
+    p, name = ctx.pieces[k], ctx.pieces[k].title
     for v in (va, vb):
-        if pid in v.stack:
-            return (f"{pid}, the top {v.ref} stands on (or under it), which never blocks its "
+        if p.id in v.stack:
+            return (f"{name}, the top {v.ref} stands on (or under it), which never blocks its "
                     "sight (§7.1.2)")
     if not ctx.blockable[k]:
-        return f"{pid} is Size {p.size} and does not block"
+        return f"{name} is Size {p.size} and does not block"
     e = _num(ctx.piece_eff[k])
     near_a, near_b = _near(m, i, j, k)
     if near_a and near_b and m.cq[i, j]:
-        return (f"{pid}: close quarters — both models are within 1\" of it and within 3\" "
+        return (f"{name}: close quarters — both models are within 1\" of it and within 3\" "
                 "of each other, so it gives no direct cover")
     taller = [v for v in (va, vb) if v.effective > ctx.piece_eff[k]]
     tall = " and ".join(f"{v.ref} (effective size {_num(v.effective)})" for v in taller)
     nears = [v for v, n in ((va, near_a), (vb, near_b)) if n]
     if nears:
         near = " and ".join(v.ref for v in nears)
-        return (f"{pid} (effective size {e}): no full cover, as {tall} is taller; {near} "
+        return (f"{name} (effective size {e}): no full cover, as {tall} is taller; {near} "
                 "within 1\" of it but taller than it, so no direct cover")
-    return (f"{pid} (effective size {e}): no full cover, as {tall} is taller; no direct "
+    return (f"{name} (effective size {e}): no full cover, as {tall} is taller; no direct "
             "cover, as neither model is within 1\" of it")
 
 
@@ -186,15 +192,17 @@ def _dead_zone(m: SightMatrix, i: int, j: int) -> Explained:
     close = bool(m.cq[i, j])
     pid = cover.dead_zone_piece(m.ctx.bf, high, low, close)
     top = high.zone_stack[0] if high.zone_stack else pid
-    on = top if top == pid else f"{top} (stacked on {pid})"
-    why = (f"{high.ref} is not within 1\" of {pid}" if close
+    ctx = m.ctx
+    name = _title(ctx, pid) if pid else "a piece"
+    on = name if top == pid or top is None else f"{_title(ctx, top)} (stacked on {name})"
+    why = (f"{high.ref} is not within 1\" of {name}" if close
            else f"{d:.2f}\" apart, more than 3\"")
     flyers = [v.ref for v in (high, low) if v.flying]
     foot = (f" ({' and '.join(flyers)} flying: for the dead zone a flying model stands where "
             "its stand's foot stands, §7.1.4)") if flyers else ""
     return (RULE_DEAD_ZONE,
             f"{high.ref} is on high ground on {on} and {low.ref} is at ground level within 1\" "
-            f"of the foot of {pid}{foot}; not close quarters ({why}): neither sees the other",
+            f"of the foot of {name}{foot}; not close quarters ({why}): neither sees the other",
             {"blocking": [pid] if pid else [], "distance": d})
 
 
@@ -238,7 +246,7 @@ def _visible(m: SightMatrix, i: int, j: int, seg: tuple[tuple[float, float], tup
     if lifted:
         rule = RULE_CLOSE_QUARTERS
         notes.append(f"close quarters: the models are within 3\" of each other, so the "
-                     f"elevation dead zone of {lifted} does not apply")
+                     f"elevation dead zone of {_title(ctx, lifted)} does not apply")
     blocking = blocking_pieces(m, i, j)
     line = f"({seg[0][0]:.3f}, {seg[0][1]:.3f})–({seg[1][0]:.3f}, {seg[1][1]:.3f})"
     if notes:
@@ -247,7 +255,7 @@ def _visible(m: SightMatrix, i: int, j: int, seg: tuple[tuple[float, float], tup
     else:
         reason = f"{va.ref} sees {vb.ref}: the line {line} crosses no terrain."
     if blocking:
-        reason += (" It passes beside " + ", ".join(blocking)
+        reason += (" It passes beside " + ", ".join(_title(ctx, pid) for pid in blocking)
                    + ", which would block for this pair.")
     return rule, reason, {"blocking": blocking, "distance": float(m.dist[i, j])}
 

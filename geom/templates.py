@@ -301,7 +301,8 @@ def _check_model(bf: Battlefield, tpl: PlacedTemplate, m: Model, origin: Model, 
     if seg is None:
         return Verdict(False, RULE_HIT,
                        f"{m.ref} is under the template but every line from {frm} to its base "
-                       f"is stopped by Size-2+ terrain ({', '.join(blocking)})",
+                       f"is stopped by Size-2+ terrain "
+                       f"({', '.join(bf.piece(pid).title for pid in blocking)})",
                        details={**det, "test": "line", "blocking": blocking})
     return Verdict(True, RULE_HIT,
                    f"{m.ref} is under the template, at {elevation} elevation, with a clear line "
