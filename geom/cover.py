@@ -1,6 +1,6 @@
-"""Which pieces block sight for a pair of models, and why (GEOMETRY-RULES §4; rulebook §7.1,
-§7.1.1 full cover, direct cover, elevation dead zone, close quarters; §7.1.2 effective size and
-top-down perspective; §7.1.3 high ground cover; §7.1.4 flying units; keywords HIDDEN, VISIBLE).
+"""Which pieces block sight for a pair of models, and why (rulebook §7.1, §7.1.1 full cover,
+direct cover, elevation dead zone, close quarters; §7.1.2 effective size and top-down
+perspective; §7.1.3 high ground cover; §7.1.4 flying units; keywords HIDDEN, VISIBLE).
 
 This module decides the *rules*; `geom.sight` decides the *geometry* (whether some line misses
 every piece that blocks). A piece k blocks for the pair (A, B) when it can block at all and
@@ -11,7 +11,7 @@ every piece that blocks). A piece k blocks for the pair (A, B) when it can block
   eff(k) ≥ eff(A), or the same for B — unless close quarters lifts it: both models within 1" of
   k and within 3" of each other.
 
-Decisions (GEOMETRY-RULES §4 and where the rulebook leaves room):
+Decisions (docs/rules.md has them all):
 
 - A piece "can block" when its own Size is ≥ 1 and it is not a token (§7.1 "blocking terrain":
   effective size ≥ 1; a Size-0 piece does not rise above its surface, so stacking it on a hill
@@ -20,12 +20,16 @@ Decisions (GEOMETRY-RULES §4 and where the rulebook leaves room):
   (§7.1.2: "the horizontal surface a model stands on does not block"). This holds for the
   whole pair: the top of A never stops a line between A and B.
 - Elevation dead zone: model H stands on high ground (its standing top has effective size 3+),
-  model G is at ground level (not flying, on no top), and G is within 1" of the footprint of
-  the piece H stands on *or of any piece under it in the stack* ("the base of the same piece",
-  §7.1.1: the piece whose foot G is near is the high ground H is on). Then neither sees the
-  other, unless close quarters lifts it for that piece: H is also within 1" of it and the two
+  model G is at ground level, and G is within 1" of the footprint of the piece H stands on *or
+  of any piece under it in the stack* ("the base of the same piece", §7.1.1). Then neither sees
+  the other, unless close quarters lifts it for that piece: H is also within 1" of it and the two
   are within 3" of each other. H is usually within 1" of every piece of its stack, but a top
   stacked on a hill may overhang it, so this is checked, not assumed.
+- Flying models and the dead zone (§7.1.4: "직접 엄폐와 고도 사각지대 규칙은 여전히
+  적용됩니다"; docs/rules.md, flying models and the dead zone): for the dead zone a flying model stands
+  at the elevation of what its base (the stand's foot) stands on — ground level on the mat — so a
+  flyer at the foot of a hill and a model on the hill cannot see each other, unless close
+  quarters applies. For cover it stays above every piece.
 - HIDDEN (keyword): a hidden model more than 4" from the viewer is not visible to it, whatever
   the sight; this is the one rule that is not reciprocal.
 - A mission marker is a Size-0 object (§8.9.1) on whatever top its centre is on; the same rules
@@ -42,15 +46,17 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
 from . import bases
+from .bases import ellipse_convex_distances, ellipse_distances
 from .elevation import (
+    GROUND,
     HIGH,
     base_on_high_ground,
     elevation_level,
@@ -58,7 +64,6 @@ from .elevation import (
     standing_piece,
 )
 from .model import TOLERANCE, Battlefield, Ellipse, Marker, Model, TerrainPiece
-from .segments import convex_parts, ellipse_convex_distances, ellipse_distances
 from .verdict import Verdict
 
 COVER_RANGE = 1.0  # §7.1.1 "within 1" of the piece"
@@ -73,7 +78,8 @@ def can_block(piece: TerrainPiece) -> bool:
 
 @dataclass(frozen=True)
 class Viewer:
-    """A model or a mission marker as the sight rules see it."""
+    """A model or a mission marker as the sight rules see it. `zone_level` and `zone_stack` are
+    the elevation and stack used for the dead zone (a flyer's are those of its stand's foot)."""
 
     ref: str
     ellipse: Ellipse
@@ -83,6 +89,8 @@ class Viewer:
     hidden: bool
     flying: bool
     model: Model | None  # None for a marker
+    zone_level: str = GROUND
+    zone_stack: tuple[str, ...] = ()
 
 
 def stack_of(bf: Battlefield, piece: TerrainPiece | None) -> tuple[str, ...]:
@@ -104,9 +112,12 @@ def viewer(bf: Battlefield, obj: Model | Marker) -> Viewer:
     m = as_model(obj)
     top = standing_piece(bf, m)
     eff = math.inf if m.flying else m.rules_size + (piece_effective_size(bf, top) if top else 0)
+    foot = replace(m, flying=False) if m.flying else m
+    foot_top = standing_piece(bf, foot) if m.flying else top
     return Viewer(obj.ref, m.ellipse, float(eff), elevation_level(bf, m), stack_of(bf, top),
                   bool(m.hidden) if isinstance(obj, Model) else False, m.flying,
-                  obj if isinstance(obj, Model) else None)
+                  obj if isinstance(obj, Model) else None, elevation_level(bf, foot),
+                  stack_of(bf, foot_top))
 
 
 # --------------------------------------------------------------------------- one piece, one pair
@@ -129,21 +140,17 @@ def piece_blocks(piece_eff: float, eff_a: float, eff_b: float, near_a: bool, nea
     return None
 
 
-def cover_masks(piece_eff: np.ndarray, blockable: np.ndarray, eff_a: np.ndarray,
-                eff_b: np.ndarray, near_a: np.ndarray, near_b: np.ndarray, stack_a: np.ndarray,
-                stack_b: np.ndarray, cq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vectorised `piece_blocks` for every (a, b, piece): returns (full, direct) masks of shape
-    (na, nb, k). Inputs: piece_eff, blockable (k,); eff_a (na,), eff_b (nb,); near_a, stack_a
-    (na, k); near_b, stack_b (nb, k); cq (na, nb) models within 3"."""
-    P = piece_eff[None, None, :]
-    ok = (blockable & (piece_eff > 0))[None, None, :] & ~stack_a[:, None, :] & ~stack_b[None, :, :]
-    ge_a = P >= eff_a[:, None, None]
-    ge_b = P >= eff_b[None, :, None]
+def cover_rows(piece_eff: np.ndarray, ok: np.ndarray, eff_a: np.ndarray, eff_b: np.ndarray,
+               near_a: np.ndarray, near_b: np.ndarray, cq: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """`piece_blocks` for many (pair, piece) rows at once: returns (full, direct) masks.
+    `ok`: the piece can block and is not under either model; `cq`: the pair is within 3"."""
+    ok = ok & (piece_eff > 0)
+    ge_a = piece_eff >= eff_a
+    ge_b = piece_eff >= eff_b
     full = ok & ge_a & ge_b
-    na = near_a[:, None, :]
-    nb = near_b[None, :, :]
-    lifted = na & nb & cq[:, :, None]
-    direct = ok & ~full & ~lifted & ((na & ge_a) | (nb & ge_b))
+    lifted = near_a & near_b & cq
+    direct = ok & ~full & ~lifted & ((near_a & ge_a) | (near_b & ge_b))
     return full, direct
 
 
@@ -152,11 +159,12 @@ def dead_zone_pieces(bf: Battlefield, high: Viewer, ground: Viewer) -> list[tupl
     each with whether `high` is itself within 1" of that piece (the first half of close
     quarters; a top stacked on a hill may overhang it, so standing on the stack does not make
     the high model near the hill). Empty when `high` is not on high ground or `ground` is not
-    at ground level. Footprints are the outermost edge (§7.1), as for cover."""
-    if high.level != HIGH or ground.level != "ground":
+    at ground level (a flyer counts at its stand's foot). Footprints are the outermost edge
+    (§7.1), as for cover."""
+    if high.zone_level != HIGH or ground.zone_level != GROUND:
         return []
     out = []
-    for pid in high.stack:
+    for pid in high.zone_stack:
         fp = outer_footprint(bf.piece(pid).footprint)
         if bases.ellipse_geometry_distance(ground.ellipse, fp) <= COVER_RANGE + TOLERANCE:
             near = bases.ellipse_geometry_distance(high.ellipse, fp) <= COVER_RANGE + TOLERANCE
@@ -184,41 +192,42 @@ def outer_footprint(g: BaseGeometry) -> BaseGeometry:
     return g
 
 
-def near_matrix(ellipses: Sequence[Ellipse], footprints: Sequence[object],
-                d: float = COVER_RANGE, parts: Sequence[list[np.ndarray]] | None = None
-                ) -> np.ndarray:
-    """(n, k) booleans: base i within d of footprint k (exact for discs and ovals).
-    `parts`: the footprints' convex pieces (`segments.convex_parts`), computed when missing."""
-    n, k = len(ellipses), len(footprints)
-    out = np.zeros((n, k), dtype=bool)
-    if n == 0 or k == 0:
-        return out
-    geoms = np.array(footprints, dtype=object)
-    cx = np.array([e.cx for e in ellipses])
-    cy = np.array([e.cy for e in ellipses])
-    long = np.array([e.a for e in ellipses])
-    short = np.array([e.b for e in ellipses])
-    cd = np.asarray(shapely.distance(shapely.points(cx, cy)[:, None], geoms[None, :]), dtype=float)
+def near_pieces(ellipses: Sequence[Ellipse], footprints: np.ndarray, tree: shapely.STRtree,
+                parts: Callable[[int], list[np.ndarray]], d: float = COVER_RANGE
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(base, piece) index pairs with base i within d of footprint k (exact for discs and
+    ovals), from one tree query: pieces far from every base cost nothing. `parts(k)`: footprint
+    k's convex pieces (for the exact oval distance in the band where it matters)."""
+    n = len(ellipses)
+    if n == 0 or len(footprints) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    arr = np.array([(e.cx, e.cy, e.a, e.b) for e in ellipses], dtype=float).reshape(n, 4)
+    pts = shapely.points(arr[:, 0], arr[:, 1])
     lim = d + TOLERANCE
-    sure = cd - short[:, None] <= lim  # even the inscribed disc is within d
-    maybe = (cd - long[:, None] <= lim) & ~sure
-    out |= sure
-    ii, jj = np.nonzero(maybe)
-    if len(ii):
-        if parts is None:
-            parts = [convex_parts(g) for g in footprints]  # type: ignore[arg-type]
+    ii, kk = tree.query(pts, predicate="dwithin", distance=lim + arr[:, 2] + 1e-9)
+    cd = np.asarray(shapely.distance(pts[ii], footprints[kk]), dtype=float)
+    sure = cd - arr[ii, 3] <= lim  # even the inscribed disc is within d
+    maybe = np.nonzero((cd - arr[ii, 2] <= lim) & ~sure)[0]
+    if len(maybe):  # ovals: inscribed and circumscribed 64-gons bracket the distance
+        gons = [(ellipses[int(i)].polygon(64), ellipses[int(i)].polygon(64, outer=True))
+                for i in ii[maybe]]
+        far = np.asarray(shapely.distance([g[0] for g in gons], footprints[kk[maybe]]))
+        near = np.asarray(shapely.distance([g[1] for g in gons], footprints[kk[maybe]]))
+        sure[maybe[far <= lim]] = True
+        maybe = maybe[(far > lim) & (near <= lim)]  # only these sit on the threshold
+    if len(maybe):
         rows, polys = [], []
-        for r, j in enumerate(jj.tolist()):
-            for q in parts[j]:
+        for r in maybe.tolist():
+            for q in parts(int(kk[r])):
                 rows.append(r)
                 polys.append(q)
         width = max(len(q) for q in polys)
-        arr = np.array([np.vstack([q, np.repeat(q[:1], width - len(q), axis=0)]) for q in polys])
-        dist = ellipse_convex_distances([ellipses[int(ii[r])] for r in rows], arr)
+        pad = np.array([np.vstack([q, np.repeat(q[:1], width - len(q), axis=0)]) for q in polys])
+        dist = ellipse_convex_distances([ellipses[int(ii[r])] for r in rows], pad)
         best = np.full(len(ii), np.inf)
         np.minimum.at(best, np.array(rows), dist)
-        out[ii, jj] = best <= lim
-    return out
+        sure[maybe] = best[maybe] <= lim
+    return ii[sure].astype(np.int64), kk[sure].astype(np.int64)
 
 
 def pair_distances(a: Sequence[Ellipse], b: Sequence[Ellipse], upto: float) -> np.ndarray:

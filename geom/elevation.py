@@ -1,4 +1,4 @@
-"""Elevation and effective size (GEOMETRY-RULES §2; rulebook §7.1.2, §7.1.4, §8.5.3).
+"""Elevation and effective size (rulebook §7.1.2, §7.1.4, §8.5.3).
 
 - A model stands on a standable piece when its base centre is inside that piece's top (FAQ);
   with several such pieces, the one of greatest effective size (a base spanning several

@@ -1,11 +1,13 @@
-"""Engagement between models and units (GEOMETRY-RULES §5; rulebook §7.2, §7.2.1).
+"""Engagement between models and units (rulebook §7.2, §7.2.1).
 
 Two enemy models are *engaged* when their bases are within 1" (engagement range, measured
 horizontally) and all of §7.2.1 holds:
 
 - combat tags: both GROUND; a flying model never engages;
-- terrain: no terrain of Size 2+ between them. **Decision (GEOMETRY-RULES §5):** some segment of
-  length ≤ 1" joining the two bases crosses the interior of no Size-2+ footprint. This is decided
+- terrain: no terrain of Size 2+ between them. **Decision** (docs/rules.md, engagement
+  terrain): some segment of length ≤ 1" joining the two bases crosses the interior of no Size-2+
+  footprint, pieces that touch being joined first, exactly as for sight (`geom.seams`), so no
+  segment slips through the zero-width seam between two sections of one wall. This is decided
   exactly by `geom.segments.find_clear_segment`, whose segment is the witness;
 - elevation: high ground never engages ground level (and vice versa); a mid-ground model engages a
   ground-level or high-ground model only when both bases touch the same access point.
@@ -44,6 +46,8 @@ from shapely.ops import unary_union
 from . import bases
 from .elevation import GROUND, HIGH, MID, elevation_level, piece_effective_size, standing_piece
 from .model import TOLERANCE, Battlefield, Model, TerrainPiece, Unit
+from .seams import line_obstacles
+from .segments import find_clear_segment
 from .verdict import Verdict
 
 ENGAGEMENT_RANGE = 1.0  # §7.2
@@ -69,7 +73,7 @@ def in_engagement_range(a: Model, b: Model) -> bool:
 
 
 def in_base_contact(a: Model, b: Model) -> bool:
-    """Bases touch (0" apart within the tolerance of GEOMETRY-RULES §0)."""
+    """Bases touch (0" apart within the tolerance; docs/rules.md, tolerance)."""
     if not _near(a, b, 0.0):
         return False
     return base_gap(a, b) <= TOLERANCE
@@ -150,16 +154,16 @@ def blocking_pieces(bf: Battlefield, a: Model, b: Model,
 def clear_segment(bf: Battlefield, a: Model, b: Model,
                   pieces: Sequence[TerrainPiece] | None = None
                   ) -> tuple[tuple[float, float], tuple[float, float]] | None:
-    """A segment of length ≤ 1" from a's base to b's base crossing no blocking piece, or None."""
-    from .segments import find_clear_segment
-
+    """A segment of length ≤ 1" from a's base to b's base crossing no blocking piece, or None.
+    Pieces that touch are joined first (`geom.seams`), as for sight and template lines."""
     if pieces is None:
         pieces = blocking_pieces(bf, a, b)
     shapes: list[Polygon] = []
     for p in pieces:
         s = _obstacle_shape(p)
         shapes.extend(getattr(s, "geoms", [s]))
-    return find_clear_segment(a.ellipse, b.ellipse, shapes, max_length=ENGAGEMENT_RANGE)
+    return find_clear_segment(a.ellipse, b.ellipse, line_obstacles(shapes),
+                              max_length=ENGAGEMENT_RANGE)
 
 
 # --------------------------------------------------------------------------- elevation
@@ -234,13 +238,14 @@ def models_engaged(bf: Battlefield, a: Model, b: Model) -> Verdict:
         ids = [p.id for p in pieces]
         return Verdict(False, RULE_TERRAIN,
                        f'{a.ref} and {b.ref} are {gap:.3f}" apart, but every segment of 1" or '
-                       f"less between their bases crosses Size 2+ terrain ({', '.join(ids)})",
+                       f"less between their bases crosses Size 2+ terrain "
+                       f"({', '.join(p.title for p in pieces)})",
                        details={"distance": gap, "blocking": ids, **elev.details})
     return Verdict(True, RULE_ENGAGED,
                    f'{a.ref} and {b.ref} are engaged: {gap:.3f}" apart'
                    + (f", {elev.reason}" if "access point" in elev.reason else "")
                    + ("" if not pieces else
-                      f", clear of {', '.join(p.id for p in pieces)} along the witness segment"),
+                      f", clear of {', '.join(p.title for p in pieces)} along the witness segment"),
                    witness=[list(seg[0]), list(seg[1])],
                    details={"distance": gap, "blocking": [], **elev.details})
 

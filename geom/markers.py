@@ -1,4 +1,4 @@
-"""Contesting and controlling mission markers (GEOMETRY-RULES §11; rulebook §8.9.1, §6.2
+"""Contesting and controlling mission markers (rulebook §8.9.1, §6.2
 "임무 마커 장악", keywords FLYING, BURROWED, STRUCTURE).
 
 A unit contests a marker when all of these hold (§8.9.1):
@@ -20,8 +20,8 @@ with a higher contesting total, and never becomes neutral again.
 
 Decisions:
 
-- *Same elevation* compares elevation levels (ground, mid ground, high ground; GEOMETRY-RULES
-  §2). The marker's level is that of the top its centre lies on, as for a model's base centre.
+- *Same elevation* compares elevation levels (ground, mid ground, high ground;
+  rulebook §7.1.2). The marker's level is that of the top its centre lies on, as for a model's base centre.
 - A unit whose current supply is unknown (no figure in the scenario or the catalogue) makes its
   side's total unknown; when that total decides the outcome the controller is reported unknown
   (None) rather than guessed.

@@ -1,5 +1,5 @@
 """Plain data classes for the battlefield: table, terrain pieces, models, units, markers,
-deployment (GEOMETRY-RULES §0, §1, §12).
+deployment (rulebook §4.1, §5.6, §7.1, §7.3; coordinates: docs/rules.md, coordinates).
 
 Nothing here decides a rule; the rule modules (`elevation`, `distance`, `sight`, …) take these
 objects and return verdicts. All lengths are inches; angles are degrees counter-clockwise from
@@ -25,14 +25,14 @@ from .errors import TmgError
 
 MM_PER_INCH = 25.4
 MARKER_DIAMETER_MM = 32.0  # §7.3.2
-TOLERANCE = 1e-6  # GEOMETRY-RULES §0: grazing and touching
+TOLERANCE = 1e-6  # grazing and touching (docs/rules.md, tolerance)
 
 Point = tuple[float, float]
 
 TERRAIN_KINDS = ("solid", "grass", "ramp", "token", "force-field")
 OWNERS = ("red", "blue")
 
-# Unit-card abilities that change geometry (GEOMETRY-RULES §6, §7, §11). Rules ask a unit
+# Unit-card abilities that change geometry (unit cards; rulebook §4.4, §4.6, §8.9.1). Rules ask a unit
 # `unit.has(SQUADRON)`; nothing is keyed on a unit's name. The catalogue gives each card's list
 # with its source; a scenario may override it per unit.
 SQUADRON = "squadron"            # 편대: coherency distance 4" instead of 3" (§4.4)

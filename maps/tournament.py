@@ -1,6 +1,6 @@
 """Mission markers never sit on impassable terrain: the terrain moves, the marker never does
 (rulebook §9.3 last step of battlefield set-up; tournament rules "임무 마커와 통과 불가 지형";
-GEOMETRY-RULES §11).
+docs/rules.md, marker-terrain).
 
 The rule: when a marker's coordinates fall on impassable terrain, that terrain is moved to the
 nearest legal spot from where it was ("원래 좌표에서 가장 가까운 합법적 위치"), as close to the

@@ -1,4 +1,4 @@
-"""`tmg charge` and `tmg engaged` per INTERFACE.md: keys, exit status, errors."""
+"""`tmg charge` and `tmg engaged` per docs/interface.md: keys, exit status, errors."""
 
 import json
 

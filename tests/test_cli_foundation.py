@@ -1,4 +1,4 @@
-"""`tmg distance` and `tmg info` per INTERFACE.md."""
+"""`tmg distance` and `tmg info` per docs/interface.md."""
 
 import json
 import math

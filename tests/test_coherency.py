@@ -1,4 +1,4 @@
-"""Coherency (GEOMETRY-RULES §7; rulebook §4.4, FAQ): wholly within 3" of the leading model,
+"""Coherency (rulebook §4.4, FAQ): wholly within 3" of the leading model,
 and a chain of links the leading model could travel."""
 
 from __future__ import annotations

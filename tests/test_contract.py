@@ -1,4 +1,4 @@
-"""The user-facing contract of `/work/shared/INTERFACE.md`, checked as a user's script would:
+"""The user-facing contract of docs/interface.md, checked as a user's script would:
 every command of the table, run through `tmg.cli.main([..., "--json"])` on the examples, gives
 every promised JSON key with the promised type and sensible values; every command that takes a
 FILE also takes an official layout or card name; exit status is 0 whatever the verdict; and bad
@@ -27,7 +27,7 @@ from tmg.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 EX = ROOT / "examples"
 
-# INTERFACE.md "References on the command line": the official names a FILE may be.
+# docs/interface.md "References on the command line": the official names a FILE may be.
 LAYOUTS = [f"standard-{i}" for i in range(1, 7)] + [f"skirmish-{i}" for i in range(1, 4)]
 CARDS = ["gauntlet", "typhoon", "acropolis", "breach", "proving-grounds", "abandoned-camp",
          "agria-valley", "dirt-side", "frontier", "char-plains"]

@@ -1,4 +1,4 @@
-"""Movement: gap clearance, shortest paths, elevation, end positions (GEOMETRY-RULES §6).
+"""Movement: gap clearance, shortest paths, elevation, end positions (rulebook §4.3, §4.6, §8.5.3).
 
 Hand-built cases from the rulebook (§4.3, §4.6, §5.1, §8.5.3, FAQ) and property tests against
 the slow references in `_movement_ref` (grid Dijkstra, independent legality check, brute-force

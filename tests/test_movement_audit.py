@@ -1,4 +1,4 @@
-"""Audit regressions (GEOMETRY-RULES §6, §8; rulebook §4.6, §8.5.3, §8.5.4, §8.7.7).
+"""Audit regressions (rulebook §4.6, §8.5.3, §8.5.4, §8.7.7).
 
 Hand-built scenes whose answers are derived by hand from the rules, not from the engine.
 """

@@ -1,4 +1,4 @@
-"""`tmg move` and `tmg coherency` per INTERFACE.md (keys that must be present)."""
+"""`tmg move` and `tmg coherency` per docs/interface.md (keys that must be present)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Loading and validation (INTERFACE.md): every bad input ends as one ScenarioError naming
+"""Loading and validation (docs/interface.md): every bad input ends as one ScenarioError naming
 the file, the object and the field; the CLI turns it into exit status 2."""
 
 import json

@@ -298,6 +298,32 @@ def test_dead_zone_stacked_top():
 # --------------------------------------------------------------------------- §7.1.4 flying
 
 
+def test_7_1_4_flyer_at_the_foot_of_a_hill_and_a_model_on_the_hill_cannot_see_each_other():
+    """§7.1.4: "직접 엄폐와 고도 사각지대 규칙은 여전히 적용됩니다" — the dead zone still applies
+    to flying models. Decision (docs/rules.md, flying models and the dead zone): for the dead zone a
+    flying model stands at the elevation of what its base (the stand's foot) stands on — ground
+    level on the mat. A flyer 0.5" from the foot of a Size-3 hill and a model on the hill do not
+    see each other, both ways, though nothing stands between them; within 3" with both within 1"
+    of the hill, close quarters lifts it; 1.5" from the foot the flyer sees and is seen. A flyer
+    whose stand stands on the hill is on high ground for the dead zone too."""
+    hill = TerrainPiece("hill", 3, box(0, 0, 10, 20), standable=True)
+    high = model("h", 6, 10)
+    flyer = model("f", 10 + 0.63 + 0.5, 14, flying=True)
+    ab, ba = both_ways([hill], high, flyer)
+    assert not ab.ok and not ba.ok
+    assert ab.rule == ba.rule == "7.1.1 elevation dead zone"
+    assert ab.details["blocking"] == ["hill"] and "flying" in ab.reason
+    near = model("h", 9.0, 14)  # within 1" of the hill's edge and 2.6" from the flyer
+    assert los([hill], near, flyer).ok
+    far = model("f", 10 + 0.63 + 1.5, 14, flying=True)
+    assert los([hill], high, far).ok
+    up = model("f", 5, 4, flying=True)  # over the hill: its stand's foot is on high ground
+    foot = model("g", 10 + 0.63 + 0.5, 14)
+    v = los([hill], up, foot)
+    assert not v.ok and v.rule == "7.1.1 elevation dead zone"
+
+
+
 def test_flying_ignores_full_cover():
     """Row (flying) "full cover is ignored to or from a flying model": a flying target behind a
     Size-5 wall is seen."""

@@ -1,5 +1,5 @@
-"""Adversarial hand-built scenes for line of sight and cover (audit of GEOMETRY-RULES §2, §4;
-rulebook §7.1, §7.1.1–7.1.4, keywords EFFECTIVE SIZE, ELEVATION LEVEL, HIDDEN, BURROWED, §8.9.1).
+"""Adversarial hand-built scenes for line of sight and cover (rulebook §7.1, §7.1.1–7.1.4,
+keywords EFFECTIVE SIZE, ELEVATION LEVEL, HIDDEN, BURROWED, §8.9.1).
 
 Every expected answer is worked out by hand from the rules in the docstring, not read off the
 engine. Figures: a 32 mm base has radius 16/25.4 = 0.62992"; positions are chosen so that base
@@ -182,8 +182,8 @@ def test_own_mid_ground_top_never_blocks():
 
 def test_size_zero_piece_never_blocks_even_on_a_hill():
     """A Size-0 piece is not blocking terrain. Stacked on a Size-4 hill its effective size is 4
-    by the stacking rule, but it has no height of its own (§7.1.2 top-down; GEOMETRY-RULES §4
-    "pieces of effective size 0 never block" — decision documented in docs/sight.md)."""
+    by the stacking rule, but it has no height of its own (§7.1.2 top-down: pieces of effective
+    size 0 never block — decision documented in docs/sight.md)."""
     hill = TerrainPiece("hill", 4, box(0, 0, 10, 20), standable=True)
     decal = TerrainPiece("decal", 0, box(4, 0, 5, 20), on="hill")
     ab, _ = sight([hill, decal], mk("a", 2, 10, size=0, burrowed=True), mk("b", 8, 10, size=0,
@@ -306,13 +306,18 @@ def test_flying_never_gives_direct_cover_by_own_proximity():
     assert ab.ok and ba.ok
 
 
-def test_flying_over_a_hill_has_no_top():
-    """A flying model physically over a Size-4 hill does not stand on it (flying units ignore
-    elevation, terrain never adds to their effective size), so the hill is an ordinary piece
-    between it and a ground target hugging the hill's far side: direct cover (4 ≥ 2)."""
+def test_flying_over_a_hill_has_no_top_for_cover():
+    """A flying model physically over a hill does not stand on it for cover (flying units
+    ignore elevation, terrain never adds to their effective size), so the hill is an ordinary
+    piece between it and a ground target hugging the hill's far side: direct cover. On a Size-2
+    hill (mid ground, no dead zone) that is the verdict (2 ≥ 2); on a Size-4 hill the dead zone
+    decides first (the flyer counts at its stand's foot, on high ground, §7.1.4)."""
+    mound = TerrainPiece("hill", 2, box(0, 0, 10, 20), standable=True)
+    ab, ba = sight([mound], mk("a", 5, 10, flying=True), mk("b", 10 + 0.5 + R, 10))
+    assert not ab.ok and not ba.ok and ab.rule == "7.1.1 direct cover"
     hill = TerrainPiece("hill", 4, box(0, 0, 10, 20), standable=True)
     ab, ba = sight([hill], mk("a", 5, 10, flying=True), mk("b", 10 + 0.5 + R, 10))
-    assert not ab.ok and not ba.ok and ab.rule == "7.1.1 direct cover"
+    assert not ab.ok and not ba.ok and ab.rule == "7.1.1 elevation dead zone"
     ab, _ = sight([hill], mk("a", 5, 10, flying=True), mk("b", 10 + 1.5 + R, 10))
     assert ab.ok
 

@@ -1,12 +1,13 @@
 """Property tests for geom.sight on random scenes, against a slow reference: the rules applied
 one pair and one piece at a time (geom.cover's scalar statement of them, geom.distance for every
-distance) and a dense brute-force sampler of base-to-base segments (DESIGN-NOTES §3)."""
+distance) and a dense brute-force sampler of base-to-base segments (rulebook §7.1)."""
 
 from __future__ import annotations
 
 import functools
 import math
 import os
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -157,12 +158,19 @@ def ref_code(bf: Battlefield, a: Model, b: Model) -> int | None:
     """HIDDEN / DEAD_ZONE from the rules, or None when the geometry decides."""
     if b.hidden and not within(a, b, 4):
         return HIDDEN
-    la, lb = elevation_level(bf, a), elevation_level(bf, b)
-    for high, low, lvl in ((a, b, lb), (b, a, la)):
+    # §7.1.4 (docs/rules.md, flying models and the dead zone): a flyer counts where its stand's foot is
+    fa, fb = foot(a), foot(b)
+    la, lb = elevation_level(bf, fa), elevation_level(bf, fb)
+    for high, low, lvl in ((fa, fb, lb), (fb, fa, la)):
         if elevation_level(bf, high) == "high" and lvl == "ground" and not within(a, b, 3):
             if any(within(low, outer(bf.piece(pid).footprint), 1) for pid in stack(bf, high)):
                 return DEAD_ZONE
     return None
+
+
+def foot(m: Model) -> Model:
+    """The model as it stands for the dead zone: a flyer at its stand's foot."""
+    return replace(m, flying=False) if m.flying else m
 
 
 def ref_obstacles(bf: Battlefield, ids: dict[str, str]) -> list:
@@ -237,7 +245,7 @@ def check_scene(bf: Battlefield, ctx: SightContext | None = None) -> tuple[int, 
                 continue
             # vectorised cover masks agree with the scalar rule, piece by piece
             for k, p in enumerate(bf.terrain):
-                kind = mat._kind(i, j, k)
+                kind = mat.kind(i, j, k)
                 assert kind == ids.get(p.id), (a.ref, b.ref, p.id)
             code = int(mat.code[i, j])
             if rc is not None:
@@ -310,3 +318,64 @@ def test_single_pair_equals_matrix():
             for j, b in enumerate(models):
                 if i != j:
                     assert ctx.line_of_sight(a, b).ok == bool(mat.visible[i, j])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_unit_verdict_summary_equals_the_pairs_verdicts(seed):
+    """A unit-level blocked verdict names the union of every pair's blocking pieces and every
+    pair's rule; the batch (`SightMatrix.blocked_pieces`) agrees with asking pair by pair."""
+    from geom.sight import _blocked_summary
+
+    rng = np.random.default_rng(1000 + seed)
+    checked = 0
+    for _ in range(60):
+        bf = random_scene(rng)
+        models = list(bf.models())
+        m = SightContext(bf).matrix(models, models)
+        pairs = [m.verdict(i, j, minimal=False) for i in range(len(models))
+                 for j in range(len(models)) if m.code[i, j] != VISIBLE]
+        blocking, rules = _blocked_summary(m)
+        assert blocking == sorted({p for v in pairs for p in v.details["blocking"]})
+        assert rules == {v.rule for v in pairs}
+        checked += sum(1 for v in pairs if "7.1.1" in v.rule)
+    assert checked > 50  # blocked pairs were really compared
+
+
+def _units_of(bf: Battlefield, rng: np.random.Generator) -> Battlefield:
+    """The scene's models dealt into four units of two owners."""
+    models = list(bf.models())
+    groups: dict[tuple[str, str], list[Model]] = {}
+    for m in models:
+        owner = "red" if rng.random() < 0.5 else "blue"
+        uid = f"{owner}{int(rng.integers(0, 2))}"
+        groups.setdefault((uid, owner), []).append(replace(m, unit=uid, owner=owner))
+    units = tuple(Unit(uid, owner, ms[0].size, tuple(ms), ms[0].base)
+                  for (uid, owner), ms in groups.items())
+    return replace(bf, units=units)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_enemy_unit_sight_equals_unit_by_unit(seed):
+    """One matrix per pair of armies, cut per unit, gives the answers of asking unit by unit."""
+    from geom.sight import enemy_unit_sight, unit_sight
+
+    rng = np.random.default_rng(2000 + seed)
+    compared = 0
+    for _ in range(30):
+        bf = _units_of(random_scene(rng), rng)
+        ctx = SightContext(bf)
+        both = enemy_unit_sight(bf, ctx)
+        for u in bf.units:
+            for v in bf.units:
+                if u.owner == v.owner:
+                    assert (u.id, v.id) not in both
+                    continue
+                one, cut = unit_sight(bf, u, v, ctx=ctx), both[(u.id, v.id)]
+                assert (cut.visible, cut.visible_models, cut.attackers) == \
+                    (one.visible, one.visible_models, one.attackers)
+                assert cut.high_ground_cover.ok == one.high_ground_cover.ok
+                a, b = cut.verdict(), one.verdict()
+                assert (a.ok, a.rule, a.reason, a.witness) == (b.ok, b.rule, b.reason, b.witness)
+                assert a.details["blocking"] == b.details["blocking"]
+                compared += 1
+    assert compared > 30

@@ -1,4 +1,4 @@
-"""Blast and flamer templates (GEOMETRY-RULES §10; rulebook §8.7.6, §12.8, FAQ v1.1).
+"""Blast and flamer templates (rulebook §8.7.6, §12.8, FAQ v1.1).
 
 Hand-built cases from the rules; the property tests against brute-force sampling are in
 tests/test_templates_props.py.

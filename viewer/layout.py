@@ -197,11 +197,43 @@ def frame_for_box(scene: Scene, box: tuple[float, float, float, float], width: i
         iw = min(max(0.26 * (view[2] - view[0]), 170 * u), 420 * u)
         s = (iw - 8 * u) / t.width
         ih = s * t.depth + 8 * u
-        ix1, iy1 = view[2] - 10 * u, view[3] - 10 * u
-        ibox = (ix1 - iw, iy1 - ih, ix1, iy1)
+        ibox = _inset_corner(scene, tr, view, iw, ih, 10 * u)
         insets = (Inset(Transform(s, ibox[0] + 4 * u, ibox[1] + 4 * u), ibox, box),)
     return _furnish(scene, width, height, u, tr, (0, 0, width, bottom), view=view,
                     panels=panels, step=axis_step(scale, u), insets=insets)
+
+
+# What an inset must not hide: models, markers and the answers drawn over the table (terrain,
+# labels, zones and the grid are furniture it may cover; the inset itself shows where they are).
+_INSET_MAY_COVER = ("terrain", "label", "grid", "table", "zone", "edge", "inset")
+
+
+def _inset_corner(scene: Scene, tr: Transform, view: Box, iw: float, ih: float, pad: float
+                  ) -> Box:
+    """The inset's pixel box in the corner of `view` where it hides the least of what the
+    picture is about (top right when nothing is hidden anywhere, or on a tie)."""
+    x0, y0, x1, y1 = view
+    corners = [(x1 - pad - iw, y1 - pad - ih), (x0 + pad, y1 - pad - ih),
+               (x1 - pad - iw, y0 + pad), (x0 + pad, y0 + pad)]
+    shown = [p for p in scene.prims if not p.tag.startswith(_INSET_MAY_COVER)]
+    geoms = []
+    for p in shown:
+        if isinstance(p, Area):
+            geoms.append(p.geom)
+        elif isinstance(p, Stroke) and len(p.points) >= 2:
+            geoms.append(shapely.LineString(p.points).buffer(0.05))
+    stuff = shapely.union_all(geoms) if geoms else None
+
+    def hidden(c: tuple[float, float]) -> float:
+        if stuff is None:
+            return 0.0
+        wx0, wy0 = tr.to_world(c[0], c[1])
+        world = shapely.box(wx0, wy0, wx0 + iw / tr.scale, wy0 + ih / tr.scale)
+        return float(stuff.intersection(world).area)
+
+    best = min(range(4), key=lambda k: (round(hidden(corners[k]), 9), k))
+    cx, cy = corners[best]
+    return (cx, cy, cx + iw, cy + ih)
 
 
 def window_u(width: int) -> float:

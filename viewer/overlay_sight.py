@@ -97,7 +97,7 @@ def sight_verdict(bf: Battlefield, a: Model | Marker, b: Model | Marker) -> Any:
 class Sight:
     """Line of sight between two models (or a model and a marker): the witness segment in green
     when they see each other, else the blocking pieces in magenta; the rule and reason as text,
-    and the pieces named by their titles (the label on the table and the id)."""
+    where the engine names the pieces by their titles (the label on the table and the id)."""
 
     a: Model | Marker
     b: Model | Marker
@@ -119,8 +119,6 @@ class Sight:
             for e in ((x1, y1), (x2, y2)):
                 prims.append(dot((float(e[0]), float(e[1])), 0.1, st.SIGHT_CLEAR, L_OVER,
                                  "sight:end", mk.SIGHT_LINE))
-            if pieces:
-                info.append("    passes beside: " + "; ".join(p.title for p in pieces))
         else:
             prims.append(Stroke((self.a.at, self.b.at), st.SIGHT_BLOCKED, 2.5, L_OVER,
                                 dash=9, tag="sight:blocked", mark=mk.NO_SIGHT))
@@ -129,8 +127,6 @@ class Sight:
                                   f"sight:blocking:{pc.id}", mk.BLOCKING))
                 prims += outline(pc.footprint, st.SIGHT_BLOCKED, 4.0, L_OVER,
                                  tag=f"sight:blocking:{pc.id}", mark=mk.BLOCKING)
-            if pieces:
-                info.append("    blocked by: " + "; ".join(p.title for p in pieces))
         prims += Highlight((self.a, self.b)).build(bf).prims
         return OverlayLayer(prims, [], info)
 

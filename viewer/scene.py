@@ -1,6 +1,6 @@
 """The scene: everything the viewer draws, as plain data, computed from a Battlefield
-(what is drawn: GEOMETRY-RULES §1 objects, §2 raised tops, §12 table, 6" grid, entry edges,
-zones of influence and mission markers).
+(what is drawn: terrain footprints and raised tops (rulebook §7.1, §7.1.2), the table and its 6" grid
+(§9.1.1, map layouts), entry edges, zones of influence (§5.6) and mission markers (§7.3.2)).
 
 Pure (no window, no OpenGL): `build_scene(bf, overlays)` → `Scene`, world-space primitives in
 inches — `Area` (filled shapely geometry), `Stroke` (polyline), `Text` — each with a colour and

@@ -1,4 +1,4 @@
-"""Colours and sizes of the picture (what GEOMETRY-RULES §1 and §12 name, made visible).
+"""Colours and sizes of the picture (the objects of rulebook §7.1 and the set-up of §5.6 and §9, made visible).
 
 Sizes are pixels on a picture 1600 px wide (`REFERENCE_WIDTH`); a picture of another width
 scales every size by width / 1600, so text stays legible at the width the issue asks for.

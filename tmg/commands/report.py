@@ -14,7 +14,7 @@ from geom.coherency import coherency
 from geom.engagement import units_engaged
 from geom.markers import all_markers
 from geom.model import TOLERANCE, Battlefield
-from geom.sight import SightContext, unit_sight
+from geom.sight import SightContext, enemy_unit_sight
 
 from . import info
 from ._common import add_file, load
@@ -47,13 +47,13 @@ def unit_distances(bf: Battlefield, matrix: np.ndarray | None = None) -> list[di
 def sight_between_enemies(bf: Battlefield) -> list[dict[str, Any]]:
     """§4: for every attacking unit and enemy target unit, who sees whom (one shared context,
     so prepared terrain is built once for the whole table)."""
-    ctx = SightContext(bf)
+    sights = enemy_unit_sight(bf, SightContext(bf))
     out = []
     for a in bf.units:
         for b in bf.units:
             if a.owner == b.owner:
                 continue
-            us = unit_sight(bf, a, b, ctx=ctx)
+            us = sights[(a.id, b.id)]
             v = us.verdict()
             out.append({"attacker": a.id, "target": b.id, "visible": us.visible,
                         "visible_models": us.visible_models, "attackers": us.attackers,
