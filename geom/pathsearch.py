@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from .freespace import TWO_PI, Arr, in_cone
+from .freespace import TWO_PI, Arr, FreeSpace, in_cone
 from .model import Point
 from .navgraph import LazyGraph, point_tangents
 from .paths import Arc, Path, Piece, Segment, polyline
@@ -73,6 +73,10 @@ class Question:
     come from a point, and a final check of a terminal (default: accept)."""
 
     def start_terminals(self, s: Search) -> Terminals | None:
+        return self.start_terminals_at(s.starts)
+
+    def start_terminals_at(self, starts: Sequence[Point]) -> Terminals | None:
+        """The legs straight from the starts (start i: origin i)."""
         return None
 
     def circle_terminals(self, s: Search, k: int) -> Terminals | None:
@@ -81,7 +85,7 @@ class Question:
     def lower_bound(self, x: float, y: float) -> float:
         return 0.0
 
-    def accept(self, s: Search, t: Terminals, i: int, path: Path) -> bool:
+    def accept(self, s: Search | None, t: Terminals, i: int, path: Path) -> bool:
         """A last check of terminal i, given the path that reaches it."""
         return True
 
@@ -477,6 +481,39 @@ class Search:
         return Path(polyline(pieces, self.starts[self._origin(pred)]), length, tuple(pieces))
 
 
+def straight_first(fs: FreeSpace, q: Question, starts: Sequence[Point],
+                   offsets: Sequence[float], bound: float = math.inf
+                   ) -> tuple[bool, Found | None]:
+    """The question answered without a search where a straight leg decides it: (True, answer)
+    or (True, None: nothing under `bound`) when decided, (False, None) when a search is needed.
+
+    Every path to an end e is at least offset + |start − e| long, and the cheapest terminal
+    from the starts is the nearest end of the question (its terminals hold the point nearest
+    to any start). So when that cheapest leg already costs `bound` or more, nothing is under
+    the bound; when it is clear and accepted, no path to any end is shorter: it is the answer
+    the search would give, up to ties (the same order as the search's heap)."""
+    st = q.start_terminals_at(list(starts))
+    if st is None or not len(st):
+        return False, None
+    origin = st.origin if st.origin is not None else np.zeros(len(st), dtype=np.int64)
+    leg = np.hypot(*(st.end - st.dep).T) + st.extra
+    cost = np.asarray(offsets, dtype=float)[origin] + leg
+    c0 = float(cost.min())
+    if c0 >= bound:
+        return True, None
+    m = int(np.nonzero(cost == c0)[0][-1])  # the heap pops the last of equal terminals first
+    if not fs.segments_clear(st.dep[m:m + 1], st.end[m:m + 1])[0]:
+        return False, None
+    o = int(origin[m])
+    dep = (float(st.dep[m, 0]), float(st.dep[m, 1]))
+    end = (float(st.end[m, 0]), float(st.end[m, 1]))
+    pieces: list[Piece] = [Segment(dep, end)] if math.dist(dep, end) > 1e-12 else []
+    path = Path(polyline(pieces, starts[o]), sum(pc.length for pc in pieces), tuple(pieces))
+    if not q.accept(None, st, m, path):
+        return False, None
+    return True, Found(c0, st, m, path, o)
+
+
 class FixedEnds(Question):
     """Paths to given points (a goal, or sampled ends): legs from the start, and the tangents
     from each point to every corner circle. `extra[i]` is added after reaching point i."""
@@ -486,9 +523,9 @@ class FixedEnds(Question):
         self.extra = np.zeros(len(self.points)) if extra is None else np.asarray(extra, float)
         self.tags = np.arange(len(self.points), dtype=np.int64)
 
-    def start_terminals(self, s: Search) -> Terminals:
-        n, k = len(self.points), len(s.starts)
-        return Terminals(np.repeat(np.array(s.starts), n, axis=0), np.tile(self.points, (k, 1)),
+    def start_terminals_at(self, starts: Sequence[Point]) -> Terminals:
+        n, k = len(self.points), len(starts)
+        return Terminals(np.repeat(np.array(starts), n, axis=0), np.tile(self.points, (k, 1)),
                          np.tile(self.extra, k), np.tile(self.tags, k),
                          origin=np.repeat(np.arange(k), n))
 

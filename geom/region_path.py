@@ -58,7 +58,7 @@ from .freespace import in_cone
 from .model import Model, Point
 from .navigator import Navigator, _xy
 from .paths import EXACT_BOUND, Path, Segment, joined
-from .pathsearch import FixedEnds, Question, Search, Terminals
+from .pathsearch import FixedEnds, Question, Search, Terminals, straight_first
 
 STEP_SAMPLE = 0.05       # spacing of sampled stepped ends on the boundary
 STEP_SAMPLES_MAX = 400
@@ -97,6 +97,7 @@ class EndQuestion(Question):
         self.check = accept
         self.path_check = path_accept
         self.join: Callable[[Path], Path] = lambda p: p
+        self._from: tuple[tuple[Point, ...], Terminals | None] | None = None
         for es in ends:
             w = es.window()
             if w is None:
@@ -161,7 +162,7 @@ class EndQuestion(Question):
             best = min(best, math.hypot(max(x0 - x, 0.0, x - x1), max(y0 - y, 0.0, y - y1)))
         return best
 
-    def accept(self, s: Search, t: Terminals, i: int, path: Path) -> bool:
+    def accept(self, s: Search | None, t: Terminals, i: int, path: Path) -> bool:
         e = (float(t.end[i, 0]), float(t.end[i, 1]))
         tag = int(t.tag[i])
         if self.check is not None and not self.check(tag, e):
@@ -170,9 +171,18 @@ class EndQuestion(Question):
                                                           self.join(path))
 
     # ---- terminals from the start ------------------------------------------------------------
-    def start_terminals(self, s: Search) -> Terminals | None:
+    def start_terminals_at(self, starts: Sequence[Point]) -> Terminals | None:
+        key = tuple((float(p[0]), float(p[1])) for p in starts)
+        if self._from is not None and self._from[0] == key:
+            return self._from[1]  # asked again from the same starts (the search after a
+            # straight leg did not decide it)
+        got = self._start_terminals(key)
+        self._from = (key, got)
+        return got
+
+    def _start_terminals(self, starts: Sequence[Point]) -> Terminals | None:
         deps, ends, tags, origin = [], [], [], []
-        for si, start in enumerate(s.starts):
+        for si, start in enumerate(starts):
             p = np.asarray(start)
             for ti, t in enumerate(self.targets):
                 e = t.ends.nudge(feet(t.prims, p))
@@ -333,14 +343,16 @@ def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
                  ends: Sequence[EndSet] | EndQuestion, *,
                  accept: Accept | None = None, bound: float = math.inf,
                  stepped: Sequence[EndSet] | None = None, step: float = STEP_SAMPLE,
-                 certify: bool = True, path_accept: PathAccept | None = None
-                 ) -> EndPath | None:
+                 certify: bool = True, path_accept: PathAccept | None = None,
+                 fast: bool = True) -> EndPath | None:
     """Shortest legal path from `start` (or from the best of several starts) to a point of one
     of the end sets, shorter than `bound` (None if there is none). Exact for the shapes of
     `geom.endset`, up to the oval bounds of `Navigator` and the sample spacing of stepped ends
     (`error_bound`). Ends inside clearance zones are sought in `stepped` (default: the same
     sets; empty: none). A prepared `EndQuestion` (for the same navigator) may stand for the
-    end sets. `path_accept` judges an end with the path that reaches it."""
+    end sets. `path_accept` judges an end with the path that reaches it. With `fast`, a
+    straight leg that decides the question is taken without a search
+    (`geom.pathsearch.straight_first`; `fast=False`: always the search, the reference)."""
     raw = [start] if isinstance(start[0], int | float) else list(start)  # type: ignore[list-item]
     starts = [_xy(p) for p in raw]  # type: ignore[arg-type]
     if isinstance(ends, EndQuestion):
@@ -366,7 +378,8 @@ def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
     sq = q if stepped is None else EndQuestion(nav, stepped, accept, path_accept)
     if len(starts) > 1 and not sq.empty:  # stepped ends are sought from one start at a time
         each = [path_to_ends(nav, p, q, accept=accept, bound=bound, stepped=stepped, step=step,
-                             certify=certify, path_accept=path_accept) for p in starts]
+                             certify=certify, path_accept=path_accept, fast=fast)
+                for p in starts]
         pick = min(((i, e) for i, e in enumerate(each) if e is not None), default=None,
                    key=lambda ie: ie[1].path.length)  # type: ignore[union-attr]
         return None if pick is None else replace(pick[1], origin=pick[0])
@@ -374,10 +387,12 @@ def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
     valid = [(i, e) for i, e in escapes if e is not None]
     if not valid:
         return None
-    search = nav.search([e[0] for _, e in valid], [e[1] for _, e in valid])
+    firsts, offsets = [e[0] for _, e in valid], [e[1] for _, e in valid]
     real = {e[0]: starts[i] for i, e in valid}
     q.join = sq.join = lambda p: joined(real.get(p.start, p.start), p, None)
-    found = search.ask(q, bound)
+    decided, found = straight_first(nav.fs, q, firsts, offsets, bound) if fast else (False, None)
+    if not decided:
+        found = nav.search(firsts, offsets).ask(q, bound)
     best: EndPath | None = None
     if found is not None:
         i = valid[found.origin][0]
@@ -385,7 +400,8 @@ def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
     if not sq.empty:
         (i, (_, s_step)), = valid
         limit = best.path.length if best is not None else bound
-        alt = _stepped(nav, search, starts[i], s_step, sq, limit, accept, step, path_accept)
+        alt = _stepped(nav, nav.search(firsts, offsets), starts[i], s_step, sq, limit, accept,
+                       step, path_accept)
         if alt is not None and (best is None or alt.path.length < best.path.length - EXACT_BOUND):
             best = alt
     if best is None:
@@ -394,12 +410,12 @@ def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
         return replace(best, path=nav._finish(best.path))
     windows = [t.window for t in q.targets]
     return replace(best, path=_certified(nav, best.path, starts[best.origin], ends, accept,
-                                         windows, path_accept))
+                                         windows, path_accept, fast))
 
 
 def _certified(nav: Navigator, path: Path, start: Point, ends: Sequence[EndSet],
                accept: Accept | None, windows: Sequence[tuple[float, float, float, float]],
-               path_accept: PathAccept | None = None) -> Path:
+               path_accept: PathAccept | None = None, fast: bool = True) -> Path:
     """Oval bases among the obstacles: the same question on inscribed polygons bounds the
     error (`Navigator` docstring) — unless no oval comes near enough to matter: a shorter path
     would pass x with |start − x| + dist(x, ends) < the length found, and an oval's zone holds
@@ -412,7 +428,7 @@ def _certified(nav: Navigator, path: Path, start: Point, ends: Sequence[EndSet],
            >= path.length + EXACT_BOUND for o in nav.fs.obstacles):
         return nav._finish(path)
     low = path_to_ends(nav.inner(), start, ends, accept=accept, stepped=(), certify=False,
-                       path_accept=path_accept)
+                       path_accept=path_accept, fast=fast)
     bound = path.length - low.path.length if low is not None else math.inf
     return nav._finish(replace(path, error_bound=max(path.error_bound,
                                                      max(bound, 0.0) + EXACT_BOUND)))
