@@ -50,6 +50,7 @@ from .endset import (
     Primitives,
     Shape,
     box_primitives,
+    clip,
     grown_primitives,
     shape_bounds,
     shape_primitives,
@@ -128,11 +129,17 @@ class EndQuestion(Question):
             w = es.window()
             if w is None:
                 continue
+            # pieces that do not reach the narrowed window bound none of its ends
+            own = clip(t.prims, w, 1e-6)
             p = Primitives()
-            p.extend(t.prims)
+            p.extend(own)
             p.extend(extra)
-            raw = np.vstack([t.crossings, new, cross_vertices(t.prims, extra)])
-            q.targets.append(_Target(es, w, p, q._members(es, raw), raw))
+            fresh = np.vstack([new, cross_vertices(own, extra)])
+            # the set's own crossings that were ends still are where they lie in every new
+            # group: only the new crossings are tested in full
+            kept = t.verts[es.in_groups(groups, t.verts)] if len(t.verts) else t.verts
+            q.targets.append(_Target(es, w, p, np.vstack([kept, q._members(es, fresh)]),
+                                     np.vstack([t.crossings, fresh])))
         return q
 
     def _free_space_pieces(self, w: tuple[float, float, float, float]) -> Primitives:

@@ -4,18 +4,26 @@ measured along the shortest legal path to a legal end).
 `geom.pathsearch.straight_first` answers a question without a search when the cheapest straight
 leg decides it; `path_to_ends(fast=False)` always searches. On random tables (walls across the
 way, undeclared enemies, several starts, bounds) both give the same shortest distance, and both
-say "nothing under the bound" together."""
+say "nothing under the bound" together. The batched membership test of end sets
+(`EndSet.contains`) agrees with the one-shape-at-a-time reference, on the boundaries too."""
 
 from __future__ import annotations
 
 import math
 import random
 
+import numpy as np
+import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shapely import affinity
+from shapely.geometry import LineString, box
+from shapely.geometry import Point as SPoint
 
 from geom.charge import end_checks, measure
 from geom.charge_ends import charge_ends
+from geom.endset import Curve, Disc, EndSet, Framed, Grown
+from geom.model import Ellipse
 from geom.navigator import Navigator
 from geom.region_path import path_to_ends
 
@@ -61,3 +69,62 @@ def test_measured_charge_is_the_same_on_a_kept_navigator(bf) -> None:
     again = measure(bf, us, list(us.models), targets, 4.0, 0.0)
     _same(first.found, again.found)
     assert math.isclose(first.low, again.low, abs_tol=1e-12)
+
+
+def _random_shape(rng: random.Random):
+    kind = rng.choice(["disc", "disc", "grown", "curve", "framed"])
+    cx, cy = rng.uniform(2, 12), rng.uniform(2, 12)
+    if kind == "disc":
+        return Disc(cx, cy, rng.uniform(0.3, 3))
+    if kind == "grown":
+        core = rng.choice([
+            affinity.rotate(box(cx - 1, cy - 0.3, cx + rng.uniform(0, 3), cy + 0.3),
+                            rng.uniform(0, 180)),
+            SPoint(cx, cy), LineString([(cx, cy), (cx + rng.uniform(-3, 3), cy + 1)])])
+        return Grown(core, rng.choice([0.0, rng.uniform(0.2, 2)]))
+    e = Ellipse(0, 0, rng.uniform(0.8, 2), rng.uniform(0.3, 0.8), rng.uniform(0, math.pi))
+    if kind == "curve":
+        return Curve.around((cx, cy), [e], rng.uniform(0, 1.5))
+    return Framed(affinity.rotate(box(cx - 1, cy - 0.5, cx + 1, cy + 0.5), rng.uniform(0, 90)),
+                  e)
+
+
+def _boundary_points(shape, rng: random.Random, n: int) -> np.ndarray:
+    """Points on the shape's boundary (exactly, where it has a closed form), and just off it."""
+    if isinstance(shape, Disc):
+        a = np.array([rng.uniform(0, 2 * math.pi) for _ in range(n)])
+        r = shape.r + np.array([rng.choice([0.0, 1e-6, -1e-6, 2e-6, -2e-6]) for _ in range(n)])
+        return np.column_stack((shape.cx + r * np.cos(a), shape.cy + r * np.sin(a)))
+    if isinstance(shape, Grown):
+        ring = shape.core.buffer(shape.r, 256).boundary if shape.r else shape.core
+        xy = shapely.get_coordinates(ring)  # vertices: on the boundary up to the buffer's
+        return xy[[rng.randrange(len(xy)) for _ in range(n)]]  # chords
+    if isinstance(shape, Curve):
+        z, _ = shape.support(np.array([rng.uniform(0, 2 * math.pi) for _ in range(n)]))
+        return z
+    x0, y0, x1, y1 = shape.core.bounds
+    return np.array([(rng.uniform(x0 - 2, x1 + 2), rng.uniform(y0 - 2, y1 + 2))
+                     for _ in range(n)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 100_000))
+def test_batched_membership_agrees_with_one_shape_at_a_time(seed: int) -> None:
+    rng = random.Random(seed)
+    include = [[_random_shape(rng) for _ in range(rng.randint(1, 5))]
+               for _ in range(rng.randint(1, 3))]
+    exclude = [_random_shape(rng) for _ in range(rng.randint(0, 8))]
+    closed = [rng.random() < 0.4 for _ in exclude]
+    es = EndSet((rng.uniform(0, 2), rng.uniform(0, 2), rng.uniform(12, 14), rng.uniform(12, 14)),
+                include, exclude, closed)
+    pts = [np.array([(rng.uniform(-1, 15), rng.uniform(-1, 15)) for _ in range(300)])]
+    for shape in [s for g in include for s in g] + exclude:
+        pts.append(_boundary_points(shape, rng, 20))
+    P = np.vstack(pts)
+    fast, ref = es.contains(P), es.contains_one_by_one(P)
+    assert (fast == ref).all()
+    assert (es.contains(P[::-1]) == ref[::-1]).all()  # no state kept between calls
+    groups = include[1:]
+    narrow = EndSet(es.box, include[:1], exclude, closed)
+    both = narrow.contains(P) & narrow.in_groups(groups, P)
+    assert (both == ref).all()
