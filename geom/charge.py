@@ -75,6 +75,7 @@ from .region_path import (
     path_to_ends,
     stepped_needed,
 )
+from .verdict import Verdict
 
 # names other modules have imported from here
 __all__ = ["CONTACT_BAND", "QUAD_SEGS", "RULE", "ChargeAnswer", "EndRegion", "Placement",
@@ -85,6 +86,7 @@ __all__ = ["CONTACT_BAND", "QUAD_SEGS", "RULE", "ChargeAnswer", "EndRegion", "Pl
 
 D6 = range(1, 7)
 CLOSE_TOL = 1 / 256  # "as close as possible" is found to within this
+EndMemo = dict[tuple[int, str, Point], tuple[Battlefield, Verdict]]  # `checked_end`
 
 
 def on_table_exact(bf: Battlefield, m: Model) -> bool:
@@ -197,6 +199,7 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
         candidates = list(unit.by_id)  # the player picks: try each (id order), best first
 
     best: Measured | None = None
+    memo: EndMemo = {}  # every end this charge re-checks, checked once
     # models with the same base share their legal ends: one search from all of them at once
     groups: dict[tuple[Any, float], list[Model]] = {}
     for cand in candidates:
@@ -208,7 +211,7 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
             continue
         for i in range(0, len(leads), MAX_STARTS):
             got = measure(bf, unit, leads[i:i + MAX_STARTS], targets, speed, modifier,
-                          bound=best.high if best is not None else math.inf)
+                          bound=best.high if best is not None else math.inf, memo=memo)
             if got.found is not None and (best is None or got.high < best.high):
                 best = got
 
@@ -243,7 +246,7 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     allowance = speed + rolls.min_roll + modifier
     nav = navigator_for(bf, unit)
     end_path, how, contact = suggest_end(bf, unit, nav, lead, targets, best.ends, found,
-                                         allowance, best.question)
+                                         allowance, best.question, memo)
     details["end_kind"] = how
     details["contact_distance"] = contact.path.length if contact is not None else None
     details["contact_roll"] = (roll_table(speed, modifier, contact.path.length).min_roll
@@ -253,7 +256,7 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     # and the others placed, on the table without them
     gone = destroyed_by(bf, unit, lead, end_path.path)
     after = without(bf, gone.ids)
-    verdict = check_end(after, unit, lead, end_path.end, targets)
+    verdict = checked_end(memo, after, unit, lead, end_path.end, targets)
     details["end_check"] = {"ok": verdict.ok, "reason": verdict.reason, **verdict.details}
     details["end_path_length"] = end_path.path.length
     grass, removed = set(gone.grass), set(gone.removed)
@@ -292,7 +295,8 @@ class Measured:
 
 
 def measure(bf: Battlefield, unit: Unit, leads: Sequence[Model], targets: Sequence[Unit],
-            speed: float, modifier: float, bound: float = math.inf) -> Measured:
+            speed: float, modifier: float, bound: float = math.inf,
+            memo: EndMemo | None = None) -> Measured:
     """The shortest legal charge of the best of `leads` (models with one base shape: their
     legal ends are the same), refined until no roll is left between the legal path found and
     the lower bound (or the last refinement is reached)."""
@@ -307,7 +311,7 @@ def measure(bf: Battlefield, unit: Unit, leads: Sequence[Model], targets: Sequen
         ce = got
         nav = navigator_for(bf, unit, oval_sides=OVAL_SIDES * 2 ** level)
 
-        acc, pacc = end_checks(bf, unit, leads[0], targets, ce)  # same base: same check
+        acc, pacc = end_checks(bf, unit, leads[0], targets, ce, memo)  # same base: same check
         step = STEP_SAMPLE / 4 ** level
         steps = None if needs_stepped_ends(nav, lead, ce) else ()
         qkey = ("charge question", id(nav), *key[1:])
@@ -331,7 +335,8 @@ def measure(bf: Battlefield, unit: Unit, leads: Sequence[Model], targets: Sequen
                 qo = bf.scratch[okey] = EndQuestion(lo_nav, ce.outer)
             lo = path_to_ends(lo_nav, starts, qo, bound=min(bound, high), step=step,
                               stepped=None if steps is None else (),
-                              path_accept=trample_check(bf, unit, leads[0], targets, exact=False)
+                              path_accept=trample_check(bf, unit, leads[0], targets, exact=False,
+                                                        memo=memo)
                               if ce.tramples else None)
             low = lo.path.length - lo.path.error_bound if lo is not None else min(bound, high)
         if not undecided_rolls(speed, modifier, low, high) or level >= MAX_LEVEL:
@@ -340,7 +345,7 @@ def measure(bf: Battlefield, unit: Unit, leads: Sequence[Model], targets: Sequen
 
 
 def trample_check(bf: Battlefield, unit: Unit, lead: Model, targets: Sequence[Unit], *,
-                  exact: bool = True) -> PathAccept:
+                  exact: bool = True, memo: EndMemo | None = None) -> PathAccept:
     """An end of a set that assumes GRASS trampled counts when the path reaching it sweeps
     every such piece (`geom.destroyed`); with `exact`, it is then re-checked on the table
     without the GRASS that path destroys (§8.5.3: destroyed at once)."""
@@ -348,22 +353,36 @@ def trample_check(bf: Battlefield, unit: Unit, lead: Model, targets: Sequence[Un
         gone = destroyed_by(bf, unit, lead, path).grass
         if not es.assumes <= set(gone):
             return False
-        return not exact or check_end(without(bf, gone), unit, lead, at, targets).ok
+        return not exact or checked_end(memo, without(bf, gone), unit, lead, at, targets).ok
 
     return judge
 
 
 def end_checks(bf: Battlefield, unit: Unit, lead: Model, targets: Sequence[Unit],
-               ce: ChargeEnds) -> tuple[Accept | None, PathAccept | None]:
+               ce: ChargeEnds, memo: EndMemo | None = None
+               ) -> tuple[Accept | None, PathAccept | None]:
     """The exact re-check of an end a search offers: by position alone, or — when some end sets
     need GRASS trampled — with the path reaching it."""
     if ce.tramples:
-        return None, trample_check(bf, unit, lead, targets)
+        return None, trample_check(bf, unit, lead, targets, memo=memo)
 
     def accept(tag: int, at: Point) -> bool:
-        return check_end(bf, unit, lead, at, targets).ok
+        return checked_end(memo, bf, unit, lead, at, targets).ok
 
     return accept, None
+
+
+def checked_end(memo: EndMemo | None, bf: Battlefield, unit: Unit, lead: Model, at: Point,
+                targets: Sequence[Unit]) -> Verdict:
+    """`check_end`, asked once per (table, leading model, end) within one charge (`memo`, the
+    charge's own: the same unit and targets throughout)."""
+    if memo is None:
+        return check_end(bf, unit, lead, at, targets)
+    key = (id(bf), lead.id, (float(at[0]), float(at[1])))
+    got = memo.get(key)
+    if got is None or got[0] is not bf:
+        got = memo[key] = (bf, check_end(bf, unit, lead, at, targets))
+    return got[1]
 
 
 def needs_stepped_ends(nav: Navigator, lead: Model, ce: ChargeEnds) -> bool:
@@ -458,13 +477,14 @@ def _why_no_end(er: EndRegion, tids: list[str]) -> str:
 
 def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
                 targets: Sequence[Unit], ce: ChargeEnds, shortest: EndPath, allowance: float,
-                prepared: EndQuestion | None = None) -> tuple[EndPath, str, EndPath | None]:
+                prepared: EndQuestion | None = None, memo: EndMemo | None = None
+                ) -> tuple[EndPath, str, EndPath | None]:
     """Where the leading model goes with `allowance` inches (§8.7.7 step 4): base contact with a
     target model if it can reach one, else as close as possible to the targets within 1".
     Every question is asked of the search that measured the charge, and narrows the ends it
     was asked about (`prepared`, when it was asked on `nav`): their pieces and crossings are
     not prepared again. Also the shortest path into base contact (None if there is none)."""
-    accept, pacc = end_checks(bf, unit, lead, targets, ce)
+    accept, pacc = end_checks(bf, unit, lead, targets, ce, memo)
     steps = None if needs_stepped_ends(nav, lead, ce) else ()
     base = prepared if prepared is not None and prepared.nav is nav else None
 
@@ -497,8 +517,12 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
         d = (lo + hi) / 2 if not math.isfinite(f_lo) or f_lo <= f_hi else \
             hi - f_hi * (hi - lo) / (f_hi - f_lo)
         d = min(max(d, lo + CLOSE_TOL / 4), hi - CLOSE_TOL / 4)
+        # where falling short would end the search, only whether the allowance reaches matters:
+        # ask for paths under it (a shortest one over it is then not measured)
+        under = allowance + 2 * TOLERANCE if hi - d <= CLOSE_TOL else math.inf
         got = path_to_ends(nav, lead.at, ends([contact_shapes(lead, [t], d) for t in targets]),
-                           accept=accept, path_accept=pacc, stepped=steps, certify=False)
+                           accept=accept, path_accept=pacc, stepped=steps, certify=False,
+                           bound=under)
         f = (got.path.length if got is not None else math.inf) - allowance
         if got is not None and f <= TOLERANCE:
             best, hi, f_hi = got, d, f
