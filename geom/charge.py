@@ -488,15 +488,17 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
     steps = None if needs_stepped_ends(nav, lead, ce) else ()
     base = prepared if prepared is not None and prepared.nav is nav else None
 
-    def ends(groups: list[list[Shape]]) -> EndQuestion | list[EndSet]:
+    def ends(groups: list[list[Shape]], keep: object = None) -> EndQuestion | list[EndSet]:
         if base is not None:
-            return base.narrowed(groups)
+            return base.narrowed(groups) if keep is None else base.narrowed_once(keep, groups)
         near = ce
         for g in groups:
             near = with_group(near, g)
         return near.inner
 
-    contact = path_to_ends(nav, lead.at, ends([contact_shapes(lead, targets, 0.0)]),
+    # the contact ends are the same for every charge on these ends: kept with them
+    contact = path_to_ends(nav, lead.at, ends([contact_shapes(lead, targets, 0.0)],
+                                              ("base contact", lead.base, lead.angle)),
                            accept=accept, path_accept=pacc, stepped=steps, certify=False)
     if contact is not None and contact.path.length <= allowance + TOLERANCE:
         return contact, "base contact", contact
@@ -512,14 +514,19 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
     hi, f_hi = min(gap(shortest.end), ENGAGEMENT_RANGE), shortest.path.length - allowance
     lo = 0.0
     f_lo = (contact.path.length if contact is not None else math.inf) - allowance
+    at_lo = f_lo + allowance  # the path length at lo (f_lo is halved by the Illinois rule)
     side = 0
     while hi - lo > CLOSE_TOL:
         d = (lo + hi) / 2 if not math.isfinite(f_lo) or f_lo <= f_hi else \
             hi - f_hi * (hi - lo) / (f_hi - f_lo)
         d = min(max(d, lo + CLOSE_TOL / 4), hi - CLOSE_TOL / 4)
         # where falling short would end the search, only whether the allowance reaches matters:
-        # ask for paths under it (a shortest one over it is then not measured)
+        # ask for paths under it (a shortest one over it is then not measured); and the ends
+        # within d hold those within lo, so the path is no longer than at lo (exact searches:
+        # not so for sampled stepped ends)
         under = allowance + 2 * TOLERANCE if hi - d <= CLOSE_TOL else math.inf
+        if steps == ():
+            under = min(under, at_lo + TOLERANCE)
         got = path_to_ends(nav, lead.at, ends([contact_shapes(lead, [t], d) for t in targets]),
                            accept=accept, path_accept=pacc, stepped=steps, certify=False,
                            bound=under)
@@ -530,7 +537,7 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
                 f_lo /= 2
             side = 1
         else:
-            lo, f_lo = d, f
+            lo, f_lo, at_lo = d, f, f + allowance
             if side == -1:
                 f_hi /= 2
             side = -1

@@ -23,6 +23,7 @@ Guarantee: the answer is the exact shortest path to the terminals offered, up to
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -84,6 +85,10 @@ class Question:
 
     def lower_bound(self, x: float, y: float) -> float:
         return 0.0
+
+    def lower_bounds(self, xy: Arr) -> Arr:
+        """`lower_bound` at many points (n, 2) at once."""
+        return np.array([self.lower_bound(float(x), float(y)) for x, y in xy])
 
     def accept(self, s: Search | None, t: Terminals, i: int, path: Path) -> bool:
         """A last check of terminal i, given the path that reaches it."""
@@ -341,27 +346,49 @@ class Search:
                         arcs.arc_free(kk, np.minimum(lo, hi), np.maximum(lo, hi)))
         leg = np.hypot(*(t.end[idx] - t.dep[idx]).T)
         tot = cost + float(self.C.r[k]) * np.abs(sweep) + leg + t.extra[idx]
-        for j in np.nonzero(free & (tot < self._bound))[0]:
-            self._push(-(_TBASE + v.ti * _TSTRIDE + int(idx[j])), float(tot[j]),
-                       int(v.key[node[j]]), TERM, float(sweep[j]), v.ti)
+        j = np.nonzero(free & (tot < self._bound))[0]
+        self._push_terms(tot[j], -(_TBASE + v.ti * _TSTRIDE + idx[j]), v.key[node[j]],
+                         sweep[j], v.ti)
+
+    def _push_terms(self, cost: Arr, keys: NDArray[np.int64], preds: NDArray[np.int64],
+                    sweeps: Arr, ti: int) -> None:
+        """Terminals onto the heap at once (a terminal's priority is its cost): the same
+        entries `_push` makes, one by one or, for many, by heapify."""
+        if not len(cost):
+            return
+        c = cost.tolist()
+        entries = list(zip(c, c, keys.tolist(), preds.tolist(), itertools.repeat(TERM),
+                           sweeps.tolist(), itertools.repeat(ti), strict=False))
+        heap = self._heap
+        if len(entries) * 8 > len(heap):
+            heap.extend(entries)
+            heapq.heapify(heap)
+        else:
+            for e in entries:
+                heapq.heappush(heap, e)
 
     def ask(self, q: Question, bound: float = math.inf) -> Found | None:
         """The cheapest terminal of question `q` costing less than `bound`, or None."""
         self._q = q
-        self._heap = [(g + q.lower_bound(*self.xy[key]), g, key, pred, kind, sweep, tag)
-                      for _, g, key, pred, kind, sweep, tag in self._heap
-                      if kind != TERM and key not in self.cost]
-        heapq.heapify(self._heap)
+        cost = self.cost
+        left = [e for e in self._heap if e[4] != TERM and e[2] not in cost]
+        if left:  # the frontier, re-keyed with this question's lower bound
+            xy = self.xy
+            f = (np.array([e[1] for e in left])
+                 + q.lower_bounds(np.array([xy[e[2]] for e in left]))).tolist()
+            left = [(fi, *e[1:]) for fi, e in zip(f, left, strict=True)]
+        heapq.heapify(left)
+        self._heap = left
+        self._bound = bound
         st = q.start_terminals(self)
         if st is not None and len(st):
             ti = self._register(st)
             origin = st.origin if st.origin is not None else np.zeros(len(st), dtype=np.int64)
             leg = np.hypot(*(st.end - st.dep).T) + st.extra
-            for m in range(len(st)):
-                o = int(origin[m])
-                self._push(-(_TBASE + ti * _TSTRIDE + m), self.offsets[o] + float(leg[m]),
-                           START - o, TERM, 0.0, ti)
-        self._bound = bound
+            tot = np.asarray(self.offsets)[origin] + leg
+            m = np.nonzero(tot < bound)[0]  # dearer ones could only come off after the bound
+            self._push_terms(tot[m], -(_TBASE + ti * _TSTRIDE + m), START - origin[m],
+                             np.zeros(len(m)), ti)
         for k, v in self._views.items():
             keys = self._settled_on.get(k, [])
             if not keys or not self._worth(k, min(self.cost[x] for x in keys)):
@@ -557,3 +584,10 @@ class FixedEnds(Question):
         if len(self.points) == 1:
             return math.hypot(self.points[0, 0] - x, self.points[0, 1] - y)
         return float(np.min(np.hypot(self.points[:, 0] - x, self.points[:, 1] - y)))
+
+    def lower_bounds(self, xy: Arr) -> Arr:
+        p = self.points
+        if len(xy) * len(p) > 1 << 22:  # keep the distance matrix small
+            return super().lower_bounds(xy)
+        return np.min(np.hypot(p[None, :, 0] - xy[:, 0, None], p[None, :, 1] - xy[:, 1, None]),
+                      axis=1)

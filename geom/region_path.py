@@ -99,6 +99,7 @@ class EndQuestion(Question):
         self.path_check = path_accept
         self.join: Callable[[Path], Path] = lambda p: p
         self._from: tuple[tuple[Point, ...], Terminals | None] | None = None
+        self._kept: dict[object, EndQuestion] = {}
         for es in ends:
             w = es.window()
             if w is None:
@@ -111,6 +112,14 @@ class EndQuestion(Question):
     def _members(self, es: EndSet, raw: Arr) -> Arr:
         v = es.nudge(raw)
         return v[self.member(es, v)] if len(v) else v
+
+    def narrowed_once(self, key: object, groups: Sequence[list[Shape]]) -> EndQuestion:
+        """`narrowed`, kept with this question under `key` (e.g. "in base contact", asked of
+        every charge on the same ends)."""
+        got = self._kept.get(key)
+        if got is None:
+            got = self._kept[key] = self.narrowed(groups)
+        return got
 
     def narrowed(self, groups: Sequence[list[Shape]]) -> EndQuestion:
         """The same question with every end also inside some shape of each group (e.g. "in
@@ -167,6 +176,15 @@ class EndQuestion(Question):
         for t in self.targets:
             x0, y0, x1, y1 = t.window
             best = min(best, math.hypot(max(x0 - x, 0.0, x - x1), max(y0 - y, 0.0, y - y1)))
+        return best
+
+    def lower_bounds(self, xy: Arr) -> Arr:
+        x, y = xy[:, 0], xy[:, 1]
+        best = np.full(len(xy), math.inf)
+        for t in self.targets:
+            x0, y0, x1, y1 = t.window
+            best = np.minimum(best, np.hypot(np.maximum(np.maximum(x0 - x, 0.0), x - x1),
+                                             np.maximum(np.maximum(y0 - y, 0.0), y - y1)))
         return best
 
     def accept(self, s: Search | None, t: Terminals, i: int, path: Path) -> bool:
