@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from . import bases
 from .after_charge import Placement, check_placement, place_rest
 from .centre_zones import (
@@ -57,6 +59,7 @@ from .charge_region import (
 )
 from .destroyed import destroyed_by, without
 from .end_position import base_on_table, bases_overlap
+from .end_shapes import distance_outside
 from .endset import EndSet, Shape
 from .engagement import ENGAGEMENT_RANGE, engaged_pairs
 from .errors import TmgError
@@ -450,6 +453,15 @@ def _straight_lower_bound(m: Model, targets: Sequence[Unit]) -> float:
     return worst
 
 
+def straight_gap(at: Point, groups: Sequence[Sequence[Shape]]) -> float:
+    """No path from `at` to a point inside some shape of every group is shorter than this: the
+    straight-line distance to the farthest group's nearest shape (exact for discs; for curves
+    the support-function separation, maximised from below)."""
+    p = np.array([at], dtype=float)
+    return max((max(0.0, min(float(distance_outside(s, p)[0]) for s in g)) for g in groups
+                if g), default=0.0)
+
+
 def _why_no_end(er: EndRegion, tids: list[str]) -> str:
     for tid, z in er.target_zones.items():
         if z.is_empty:
@@ -527,9 +539,10 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
         under = allowance + 2 * TOLERANCE if hi - d <= CLOSE_TOL else math.inf
         if steps == ():
             under = min(under, at_lo + TOLERANCE)
-        got = path_to_ends(nav, lead.at, ends([contact_shapes(lead, [t], d) for t in targets]),
-                           accept=accept, path_accept=pacc, stepped=steps, certify=False,
-                           bound=under)
+        groups = [contact_shapes(lead, [t], d) for t in targets]
+        got = None if straight_gap(lead.at, groups) >= under else \
+            path_to_ends(nav, lead.at, ends(groups), accept=accept, path_accept=pacc,
+                         stepped=steps, certify=False, bound=under)
         f = (got.path.length if got is not None else math.inf) - allowance
         if got is not None and f <= TOLERANCE:
             best, hi, f_hi = got, d, f

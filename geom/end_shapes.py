@@ -180,6 +180,12 @@ def _distance(shape: Shape, pts: Arr) -> Arr:
     return d - shape.r
 
 
+def distance_outside(shape: Shape, pts: Arr) -> Arr:
+    """How far each point (n, 2) lies outside the shape (negative inside, for discs and
+    curves) — the distance membership is decided on."""
+    return _distance(shape, np.asarray(pts, dtype=float).reshape(-1, 2))
+
+
 def shape_bounds(shape: Shape) -> tuple[float, float, float, float]:
     if isinstance(shape, Disc):
         return (shape.cx - shape.r, shape.cy - shape.r, shape.cx + shape.r, shape.cy + shape.r)

@@ -100,6 +100,8 @@ class EndQuestion(Question):
         self.join: Callable[[Path], Path] = lambda p: p
         self._from: tuple[tuple[Point, ...], Terminals | None] | None = None
         self._kept: dict[object, EndQuestion] = {}
+        self._circles_of: object = None
+        self._circles: dict[int, Terminals | None] = {}
         for es in ends:
             w = es.window()
             if w is None:
@@ -234,6 +236,15 @@ class EndQuestion(Question):
 
     # ---- terminals leaving corner circle k -------------------------------------------------
     def circle_terminals(self, s: Search, k: int) -> Terminals | None:
+        # they depend on the question and the circle only: kept for every search of the
+        # navigator's graph that reaches circle k (the question's ends never change)
+        if self._circles_of is not s.graph:
+            self._circles_of, self._circles = s.graph, {}
+        if k not in self._circles:
+            self._circles[k] = self._circle_terminals(s, k)
+        return self._circles[k]
+
+    def _circle_terminals(self, s: Search, k: int) -> Terminals | None:
         C, fs, arcs = s.C, self.fs, s.graph.arcs
         o = np.array([C.x[k], C.y[k]])
         rho = float(C.r[k])
