@@ -8,6 +8,9 @@ The table is examples/battle-standard-1.toml (standard map 1 with the Gauntlet c
   `tmg charge` command does);
 - "new, warm": one battlefield for all (the navigator of each unit kept, as in one session or
   a command asking several questions);
+- "verdict": warm, without placing the other models — the charge asked again, so its end sets
+  and prepared questions (with their terminals) are kept too; "first ask": the same verdict
+  with those dropped (navigator and searches kept), what a new question of a session costs;
 - "before": the engine as it was at an earlier commit (`--before REV`, default BEFORE: the last
   commit before the split and the rework; `geom` exported to a temporary package), same
   charges, same battlefield objects.
@@ -62,21 +65,35 @@ def median_ms(xs: list[float]) -> float:
     return statistics.median(xs) * 1e3
 
 
+KEPT = ("charge ends", "charge question", "charge question, outer")  # per-charge preparations
+
+
+def drop_kept(bf: Any) -> None:
+    """Forget the charges' end sets and prepared questions (navigators and searches stay)."""
+    for k in [k for k in bf.scratch if isinstance(k, tuple) and k and k[0] in KEPT]:
+        del bf.scratch[k]
+
+
 def bench_charges(repeat: int, old: Any) -> None:
     old_charge = importlib.import_module("geom_before.charge").charge
     om = importlib.import_module("geom_before.model")
     warm_bf = scenario.load(TABLE)
     print(f"charges on {TABLE.name} (place=True: verdict, end, path and placement)")
     head = (f"{'unit':<13}{'models':>7}{'target':>13}{'min d':>9}{'roll':>5}"
-            f"{'new cold ms':>12}{'new warm ms':>12}{'verdict ms':>11}{'before ms':>11}"
+            f"{'new cold ms':>12}{'new warm ms':>12}{'verdict ms':>11}{'first ask':>10}"
+            f"{'before ms':>11}"
             f"{'before/cold':>12}{'before/warm':>12}{'Δd before':>11}{'before verdict':>15}"
-            f"{'ratio':>7}")
+            f"{'ratio':>7}{'before first':>13}{'ratio':>7}")
     print(head)
     print("-" * len(head))
     all_cold, all_warm, all_old, all_verdict, all_old_verdict = [], [], [], [], []
+    all_first: list[float] = []
+    all_old_first: list[float] = []
     warm_obf = load_before(om)
     for uid, n, tid in CHARGES:
         cold, warm, before, verdict, old_verdict = [], [], [], [], []
+        first: list[float] = []
+        old_first: list[float] = []
         a = b = None
         for _ in range(repeat):
             bf = scenario.load(TABLE)
@@ -86,16 +103,24 @@ def bench_charges(repeat: int, old: Any) -> None:
             warm.append(t)
             t, _ = timed(charge, warm_bf, uid, [tid], place=False)
             verdict.append(t)
+            drop_kept(warm_bf)
+            t, _ = timed(charge, warm_bf, uid, [tid], place=False)
+            first.append(t)
             obf = load_before(om)
             t, b = timed(old_charge, obf, uid, [tid])
             before.append(t)
             try:  # the same warm verdict on the old engine, where it takes `place`
                 t, _ = timed(old_charge, warm_obf, uid, [tid], place=False)
                 old_verdict.append(t)
+                drop_kept(warm_obf)
+                t, _ = timed(old_charge, warm_obf, uid, [tid], place=False)
+                old_first.append(t)
             except TypeError:
                 pass
         c, w, o = median_ms(cold), median_ms(warm[1:] or warm), median_ms(before)
-        v = median_ms(verdict)
+        v, fa = median_ms(verdict), median_ms(first)
+        all_first += first
+        all_old_first += old_first
         all_cold += cold
         all_warm += warm[1:] or warm
         all_old += before
@@ -104,18 +129,26 @@ def bench_charges(repeat: int, old: Any) -> None:
         dd = (b.min_distance - a.min_distance) if (a.min_distance is not None
                                                    and b.min_distance is not None) else 0.0
         ov = median_ms(old_verdict[1:] or old_verdict) if old_verdict else float("nan")
+        of = median_ms(old_first) if old_first else float("nan")
         print(f"{uid:<13}{n:>7}{tid:>13}{a.min_distance or float('nan'):>9.4f}"
-              f"{str(a.min_roll):>5}{c:>12.1f}{w:>12.1f}{v:>11.1f}{o:>11.1f}{o / c:>11.1f}x"
-              f"{o / w:>11.1f}x{dd:>11.5f}{ov:>15.1f}{ov / v:>6.2f}x")
+              f"{str(a.min_roll):>5}{c:>12.1f}{w:>12.1f}{v:>11.1f}{fa:>10.1f}{o:>11.1f}"
+              f"{o / c:>11.1f}x"
+              f"{o / w:>11.1f}x{dd:>11.5f}{ov:>15.1f}{ov / v:>6.2f}x"
+              f"{of:>13.1f}{of / fa:>6.2f}x")
     c, w, o = median_ms(all_cold), median_ms(all_warm), median_ms(all_old)
-    v = median_ms(all_verdict)
+    v, fa = median_ms(all_verdict), median_ms(all_first)
     ov = median_ms(all_old_verdict) if all_old_verdict else float("nan")
-    print(f"{'median per charge':<33}{'':>9}{'':>5}{c:>12.1f}{w:>12.1f}{v:>11.1f}{o:>11.1f}"
-          f"{o / c:>11.1f}x{o / w:>11.1f}x{'':>11}{ov:>15.1f}{ov / v:>6.2f}x")
+    of = median_ms(all_old_first) if all_old_first else float("nan")
+    print(f"{'median per charge':<33}{'':>9}{'':>5}{c:>12.1f}{w:>12.1f}{v:>11.1f}{fa:>10.1f}"
+          f"{o:>11.1f}"
+          f"{o / c:>11.1f}x{o / w:>11.1f}x{'':>11}{ov:>15.1f}{ov / v:>6.2f}x"
+          f"{of:>13.1f}{of / fa:>6.2f}x")
     print("cold: fresh battlefield (navigator built); warm: navigator kept; verdict: warm, "
           "without placing the other models (possible, min_distance, min_roll, end, path); "
+          "first ask: that verdict with the charge's end sets and prepared questions dropped; "
           "before verdict: the same on the old engine (where it can skip the placement), "
-          "ratio = before verdict / verdict.")
+          "ratio = before verdict / verdict; before first: the first ask on the old engine, "
+          "ratio = before first / first ask.")
     print("Δd before: how much longer the previous implementation's charge distance was "
           "(its end region was an inscribed polygon shrunk by a margin).")
 
