@@ -6,14 +6,14 @@ At the end of an action that moves models, every model must be
 1. WHOLLY WITHIN the unit's **coherency distance** of the leading model (every point of its
    base): 3", or 4" for a unit with Squadron (`Unit.coherency_distance`). Exact at the limit: a
    base whose far edge is exactly that far meets it (tolerance 1e-6").
-   **Decision (docs/rules.md, wide bases):** a base wider than the coherency distance (80 mm and
+   **Decision (docs/rules.md#coherency-wide-bases):** a base wider than the coherency distance (80 mm and
    larger against 3"; 120 mm and larger against 4") can never lie wholly within it without
    overlapping the leader, so such a model is judged by §4.4's other wording, "placed further
    than 3"" (i.e. it must be WITHIN the distance). A base no wider than the distance is held to
    "wholly within": an 80 mm Stalker (Squadron) must have its far edge within 4"; and
 2. joined to the leading model by a chain of valid coherency links.
 
-**Decision (docs/rules.md, no recorded leader):** where the scenario names no leading model, the
+**Decision (docs/rules.md#no-recorded-leader):** where the scenario names no leading model, the
 unit is in coherency when some choice of leading model makes it so, and the answer names that
 model (the first such in id order); when none does, the answer shows the choice with the fewest
 failing models. Models are taken in id order throughout, so the verdict never depends on the

@@ -1,5 +1,5 @@
 """Plain data classes for the battlefield: table, terrain pieces, models, units, markers,
-deployment (rulebook §4.1, §5.6, §7.1, §7.3; coordinates: docs/rules.md, coordinates).
+deployment (rulebook §4.1, §5.6, §7.1, §7.3; coordinates: docs/rules.md#coordinates).
 
 Nothing here decides a rule; the rule modules (`elevation`, `distance`, `sight`, …) take these
 objects and return verdicts. All lengths are inches; angles are degrees counter-clockwise from
@@ -25,7 +25,7 @@ from .errors import TmgError
 
 MM_PER_INCH = 25.4
 MARKER_DIAMETER_MM = 32.0  # §7.3.2
-TOLERANCE = 1e-6  # grazing and touching (docs/rules.md, tolerance)
+TOLERANCE = 1e-6  # grazing and touching (docs/rules.md#tolerance)
 
 Point = tuple[float, float]
 

@@ -1,5 +1,6 @@
 """The built-in unit catalogue (`scenario/data/units.json`): every unit card of the rulebook with
-its stats and the source of each figure. Unknown figures are null, never invented.
+its stats and the source of each figure. Unknown figures are null, never invented; where sources
+disagree the chosen figure and the disagreement are both recorded (docs/rules.md#unit-data).
 
 >>> find("Marine")["base_mm"]
 32

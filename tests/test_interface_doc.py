@@ -62,3 +62,15 @@ def test_every_rules_anchor_cited_exists():
             continue
         cited |= set(re.findall(r"rules\.md#([a-z0-9-]+)", p.read_text(encoding="utf-8")))
     assert cited and cited <= anchors, cited - anchors
+
+
+def test_every_rules_decision_is_cited_by_the_code_that_takes_it():
+    """Each decision on docs/rules.md names, in the code that implements it, its anchor: a
+    reader of the code finds the decision, and a decision no code cites is a stale page."""
+    anchors = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', (ROOT / "docs" / "rules.md")
+                             .read_text(encoding="utf-8")))
+    cited = set()
+    for pkg in ("geom", "maps", "scenario", "formats", "tmg", "viewer"):
+        for p in (ROOT / pkg).glob("**/*.py"):
+            cited |= set(re.findall(r"rules\.md#([a-z0-9-]+)", p.read_text(encoding="utf-8")))
+    assert anchors - cited == set()

@@ -268,7 +268,8 @@ def convert_layouts(ref: Path, cards: list[dict]) -> list[dict]:
 
         # Stacking (§7.1.2): a piece lying on a standable top (its footprint within the top's)
         # stands on it, so its effective size adds the top's (Temple Obelisks on the Lost
-        # Temple Ramps of standard map 5). Inferred from the geometry; said in the notes.
+        # Temple Ramps of standard map 5). Inferred from the geometry; said in the notes
+        # (docs/rules.md#obelisks).
         for t in terrain:
             if t["standable"]:
                 continue

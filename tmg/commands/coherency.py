@@ -1,5 +1,5 @@
 """`tmg coherency FILE UNIT`: is the unit in coherency, and if not, which models fail and why
-(rulebook §4.4; docs/rules.md, coherency links)?"""
+(rulebook §4.4; docs/rules.md#coherency-links)?"""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`tmg move FILE UNIT/MODEL --to X,Y`: can this model, as the leading model, move there
-(rulebook §4.3, §4.6, §8.5.3; docs/rules.md, gap clearance)?
+(rulebook §4.3, §4.6, §8.5.3; docs/rules.md#gap-clearance)?
 
 Variants: `--towards UNIT` / `--away UNIT` (§4.5, the end is computed; `--to` not needed),
 `--place X` (PLACE X), `--deploy [EDGE]` (§8.5.5, from the owner's entry edge or the named
