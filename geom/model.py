@@ -192,7 +192,7 @@ class Model:
 
     @property
     def rules_size(self) -> int:
-        """§2: a burrowed model counts as Size 0 for every purpose."""
+        """Keyword BURROWED: a burrowed model counts as Size 0 for every purpose."""
         return 0 if self.burrowed else self.size
 
     def moved_to(self, at: Point) -> Model:
@@ -319,7 +319,7 @@ class Unit:
 
 @dataclass(frozen=True)
 class TerrainPiece:
-    """A terrain piece: footprint seen from above, Size and kind (§1, §7.1)."""
+    """A terrain piece: footprint seen from above, Size and kind (§7.1, §9.3)."""
 
     id: str
     size: int
@@ -388,13 +388,13 @@ class Marker:
 
 
 def marker_colour(marker_id: int) -> str:
-    """Markers 1 and 3 are red, 2 and 4 blue, 5 neutral (§12)."""
+    """Markers 1 and 3 are red, 2 and 4 blue, 5 neutral (the deployment cards, §5.6)."""
     return {1: "red", 3: "red", 2: "blue", 4: "blue"}.get(marker_id, "neutral")
 
 
 @dataclass(frozen=True)
 class Deployment:
-    """A deployment card: entry edges per player and their zones of influence (§5.6, §12)."""
+    """A deployment card: entry edges per player and their zones of influence (§5.6)."""
 
     id: str
     name: str

@@ -1,5 +1,5 @@
 """Overlays for moving: coherency (§4.4, `geom.coherency`), the reach of a move and the shortest
-legal path to a point (§6, `geom.movement`), and charges (§8.7.7, `geom.charge`). Nothing is
+legal path to a point (§8.5.3, `geom.movement`), and charges (§8.7.7, `geom.charge`). Nothing is
 decided here; every region, path and verdict comes from the engine."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class Coherency:
 
 @dataclass(frozen=True)
 class Reach:
-    """Where the leading model's centre can end a move (§6, `geom.movement.reach`): a legal
+    """Where the leading model's centre can end a move (§8.5.3, `geom.movement.reach`): a legal
     path no longer than the allowance (default: the unit's Speed) and a legal end."""
 
     unit: str

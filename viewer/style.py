@@ -1,8 +1,8 @@
-"""Colours and sizes of the picture (the objects of rulebook §7.1 and the set-up of §5.6 and §9, made visible).
+"""Colours and sizes of the picture (the objects of rulebook §7.1 and the set-up of §5.6 and §9.3, made visible).
 
 Sizes are pixels on a picture 1600 px wide (`REFERENCE_WIDTH`); a picture of another width
 scales every size by width / 1600, so text stays legible at the width the issue asks for.
-Colours are RGBA tuples. Terrain is coloured by its Size (§1): the darker, the taller.
+Colours are RGBA tuples. Terrain is coloured by its Size (§7.1.2): the darker, the taller.
 """
 
 from __future__ import annotations
