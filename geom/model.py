@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -463,3 +463,34 @@ class Battlefield:
 
     def without_piece(self, piece_id: str) -> Battlefield:
         return replace(self, terrain=tuple(p for p in self.terrain if p.id != piece_id))
+
+    def after_action(self, unit_id: str, positions: Mapping[str, Point], *,
+                     destroyed: Iterable[str] = (), pieces_gone: Iterable[str] = ()
+                     ) -> Battlefield:
+        """The table as an action leaves it: the unit's models at `positions` (model id →
+        centre; the others where they were), its `destroyed` models removed (the unit with
+        them when none is left; a removed leading model leaves the unit without one), and
+        `pieces_gone` (GRASS destroyed, pieces a LARGE unit removed) off the table.
+
+        >>> base = Base.from_mm(25.4)
+        >>> ms = tuple(Model.make(i, unit="u", owner="red", at=(x, 1), base=base, size=1)
+        ...            for i, x in (("1", 1), ("2", 2)))
+        >>> bf = Battlefield(Table(10, 10), units=(Unit("u", "red", 1, ms, base),))
+        >>> after = bf.after_action("u", {"1": (5, 5)}, destroyed=["2"])
+        >>> [(m.id, m.at) for m in after.unit("u").models]
+        [('1', (5.0, 5.0))]
+        """
+        unit = self.unit(unit_id)
+        for mid in (*positions, *destroyed):
+            unit.model(mid)  # an unknown model id is an error, not silently ignored
+        dead = set(destroyed)
+        models = tuple(m.moved_to(tuple(positions[m.id])) if m.id in positions else m
+                       for m in unit.models if m.id not in dead)
+        gone = set(pieces_gone)
+        units = tuple(u for u in self.units if u.id != unit_id or models)
+        if models:
+            moved = replace(unit, models=models,
+                            leading=unit.leading if unit.leading not in dead else None)
+            units = tuple(moved if u.id == unit_id else u for u in units)
+        return replace(self, units=units,
+                       terrain=tuple(p for p in self.terrain if p.id not in gone))
