@@ -484,7 +484,7 @@ class Battlefield:
         for mid in (*positions, *destroyed):
             unit.model(mid)  # an unknown model id is an error, not silently ignored
         dead = set(destroyed)
-        models = tuple(m.moved_to(tuple(positions[m.id])) if m.id in positions else m
+        models = tuple(m.moved_to(positions[m.id]) if m.id in positions else m
                        for m in unit.models if m.id not in dead)
         gone = set(pieces_gone)
         units = tuple(u for u in self.units if u.id != unit_id or models)
