@@ -71,6 +71,7 @@ FIGHTING: RGBA = (255, 255, 255, 255)  # white and black dots read on red and bl
 SUPPORTING: RGBA = (20, 20, 20, 255)
 CASUALTY: RGBA = (120, 0, 30, 255)
 DESTROYED: RGBA = (200, 0, 0, 255)
+GONE: RGBA = (235, 110, 0, 255)  # terrain a move destroys or removes (dashed, over the piece)
 PROBLEM: RGBA = (230, 0, 200, 255)
 DRAG: RGBA = (0, 120, 255, 255)
 INSET_FOCUS: RGBA = (230, 0, 60, 255)  # the close-up's area in the inset of the whole table
