@@ -229,7 +229,7 @@ def _reached(lead: str, adj: dict[str, list[str]]) -> set[str]:
     return seen
 
 
-def _failures(u: Unit, lead: Model, ls: list[Link], adj: dict[str, list[str]],
+def _failures(bf: Battlefield, u: Unit, lead: Model, ls: list[Link], adj: dict[str, list[str]],
               far: dict[str, float]) -> list[dict[str, Any]]:
     seen = _reached(lead.id, adj)
     failures: list[dict[str, Any]] = []
@@ -244,7 +244,8 @@ def _failures(u: Unit, lead: Model, ls: list[Link], adj: dict[str, list[str]],
             mine = [lk for lk in ls if m.id in (lk.a, lk.b)]
             blockers = sorted({b for lk in mine for b in lk.blocked_by})
             why.append("no chain of coherency links to the leading model"
-                       + (f" (its links are blocked by {', '.join(blockers)})" if blockers else ""))
+                       + (f" (its links are blocked by {', '.join(map(bf.title_of, blockers))})"
+                          if blockers else ""))
         if why:
             failures.append({"model": m.id, "reason": "; ".join(why)})
     return failures
@@ -274,7 +275,7 @@ def coherency(bf: Battlefield, unit: Unit | str, *, leading: str | None = None,
     best: tuple[Model, list[dict[str, Any]]] | None = None
     tried: dict[str, int] = {}
     for j, cand in enumerate(candidates):
-        fails = _failures(u, cand, ls, adj, {m.id: float(far[i, j])
+        fails = _failures(bf, u, cand, ls, adj, {m.id: float(far[i, j])
                                              for i, m in enumerate(u.by_id)})
         tried[cand.id] = len(fails)
         if best is None or len(fails) < len(best[1]):

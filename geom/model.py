@@ -464,6 +464,15 @@ class Battlefield:
     def without_piece(self, piece_id: str) -> Battlefield:
         return replace(self, terrain=tuple(p for p in self.terrain if p.id != piece_id))
 
+    def title_of(self, ref: str) -> str:
+        """An obstacle's reference as text names it: `terrain/ID` by the piece's title, the
+        edge of a raised top (`edge/ID`) as "the edge of" it; anything else as it is."""
+        kind, _, pid = ref.partition("/")
+        if kind in ("terrain", "edge") and self.has_piece(pid):
+            title = self.piece(pid).title
+            return title if kind == "terrain" else f"the edge of {title}"
+        return ref
+
     def after_action(self, unit_id: str, positions: Mapping[str, Point], *,
                      destroyed: Iterable[str] = (), pieces_gone: Iterable[str] = ()
                      ) -> Battlefield:
