@@ -4,8 +4,8 @@ Two enemy models are *engaged* when their bases are within 1" (engagement range,
 horizontally) and all of §7.2.1 holds:
 
 - combat tags: both GROUND; a flying model never engages;
-- terrain: no terrain of Size 2+ between them. **Decision** (docs/rules.md#engagement-terrain
-  terrain): some segment of length ≤ 1" joining the two bases crosses the interior of no Size-2+
+- terrain: no terrain of Size 2+ between them. **Decision**
+  (docs/rules.md#engagement-terrain): some segment of length ≤ 1" joining the two bases crosses the interior of no Size-2+
   footprint, pieces that touch being joined first, exactly as for sight (`geom.seams`), so no
   segment slips through the zero-width seam between two sections of one wall. This is decided
   exactly by `geom.segments.find_clear_segment`, whose segment is the witness;
