@@ -543,3 +543,21 @@ def test_move_overlay_draws_the_engine_path(tmp_path, capsys):
     assert cli.main(["render", "examples/gap-run.toml", "-o", str(tmp_path / "x.png"),
                      "--roll", "3"]) == 2
     assert "--charge" in capsys.readouterr().err
+
+
+def test_a_footprint_with_repeated_vertices_loads_and_draws():
+    # found by benchmarks/fuzz.py: GEOS's constrained triangulation gave up on a ring that
+    # repeats a vertex, and `tmg render` ended in an internal error
+    ring = [[16, 6], [18, 6], [18, 17.4], [16, 17.4]] + [[16, 6]] * 40
+    bf = scenario.parse_document({"format": "tmg-scenario/1",
+                                  "table": {"width": 36, "depth": 36},
+                                  "terrain": [{"id": "w", "size": 3, "polygon": ring}]})
+    assert len(bf.piece("w").footprint.exterior.coords) == 5
+    sc = build_scene(bf)
+    (a,) = [p for p in sc.prims if isinstance(p, Area) and p.tag == "terrain:w"]
+    assert a.triangles.shape[0] >= 2
+    assert sum(shapely.Polygon(t).area for t in a.triangles) == pytest.approx(2 * 11.4)
+    # and the drawing fallback, for a region the loader did not clean
+    raw = Area(shapely.Polygon([(16, 6), (18, 6), (18, 17.4), (16, 17.4)] + [(16, 6)] * 40),
+               (0, 0, 0, 255), 0)
+    assert sum(shapely.Polygon(t).area for t in raw.triangles) == pytest.approx(2 * 11.4)

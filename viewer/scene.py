@@ -94,7 +94,13 @@ class Area:
                  if isinstance(g, Polygon | MultiPolygon) and not g.is_empty]
         tris: list[np.ndarray] = []
         for p in polys:
-            coll = shapely.constrained_delaunay_triangles(p)
+            try:
+                coll = shapely.constrained_delaunay_triangles(p)
+            except shapely.errors.GEOSException:
+                # GEOS gives up on some degenerate rings (repeated or collinear vertices);
+                # the same region, cleaned, triangulates
+                clean = shapely.remove_repeated_points(shapely.make_valid(p), 1e-9).buffer(0)
+                coll = shapely.constrained_delaunay_triangles(clean)
             for t in getattr(coll, "geoms", []):
                 tris.append(np.asarray(t.exterior.coords)[:3])
         return np.array(tris, dtype=float).reshape(-1, 3, 2)
