@@ -28,6 +28,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import shapely
@@ -190,17 +191,23 @@ def before_columns(old: object, bf: Battlefield, pairs: list, tq: float, tm: flo
     obf = to_before(bf, om)
     mover = obf.unit("mover")
     onav = omv.Navigator(obf, mover)
+    _, oq, omove = time_queries(omv, obf, mover, onav, pairs)
+    return (f"   before: path {oq * 1e3:.2f} ms/q ({oq / tq:.2f}x now), "
+            f"move {omove * 1e3:.2f} ms/q ({omove / tm:.2f}x now)")
+
+
+def time_queries(movement: Any, bf: Any, mover: Any, nav: Any,
+                 pairs: list[tuple[Any, Any]]) -> tuple[list[Any], float, float]:
+    """The paths, and seconds per path query and per move check, of one engine's `movement`
+    module (this one or an exported earlier commit's) on the same pairs."""
     t0 = time.perf_counter()
-    for s, g in pairs:
-        onav.shortest_path(s, g)
-    oq = (time.perf_counter() - t0) / len(pairs)
+    paths = [nav.shortest_path(s, g) for s, g in pairs]
+    tq = (time.perf_counter() - t0) / len(pairs)
     model = mover.models[0]
     t0 = time.perf_counter()
     for s, g in pairs:
-        omv.check_move(obf, mover, model.moved_to(s), g, nav=onav)
-    omove = (time.perf_counter() - t0) / len(pairs)
-    return (f"   before: path {oq * 1e3:.2f} ms/q ({oq / tq:.2f}x now), "
-            f"move {omove * 1e3:.2f} ms/q ({omove / tm:.2f}x now)")
+        movement.check_move(bf, mover, model.moved_to(s), g, nav=nav)
+    return paths, tq, (time.perf_counter() - t0) / len(pairs)
 
 
 def main() -> int:
@@ -239,14 +246,7 @@ def main() -> int:
         nav = mv.Navigator(bf, mover)
         build = time.perf_counter() - t0
         pairs = free_pairs(nav, rng, args.queries)
-        t0 = time.perf_counter()
-        ours = [nav.shortest_path(s, g) for s, g in pairs]
-        tq = (time.perf_counter() - t0) / len(pairs)
-        model = mover.models[0]
-        t0 = time.perf_counter()
-        for s, g in pairs:
-            mv.check_move(bf, mover, model.moved_to(s), g, nav=nav)
-        tm = (time.perf_counter() - t0) / len(pairs)
+        ours, tq, tm = time_queries(mv, bf, mover, nav, pairs)
         row = (f"{'Size ' + str(size) + (' (c=0.5)' if size <= 2 else ' (c=1.5)'):<14}"
                f"{build * 1e3:>10.1f}{nav.graph.n_circles_built:>8}{1 / tq:>10.0f}"
                f"{tq * 1e3:>8.2f}"

@@ -18,6 +18,7 @@ import reprlib
 from collections.abc import Mapping
 from typing import Any
 
+import shapely
 from shapely.geometry import Polygon
 from shapely.validation import explain_validity
 
@@ -201,7 +202,9 @@ def polygon(ctx: Ctx, obj: str, field: str, v: Any) -> Polygon:
     if len(pts) < 3:
         raise ctx.err(obj, field, "a polygon needs at least 3 points")
     coords = [point(ctx, obj, field, p) for p in pts]
-    poly = Polygon(coords)
+    # a vertex given twice in a row adds nothing to the shape, and some GEOS operations
+    # (constrained triangulation) fail on it
+    poly = shapely.remove_repeated_points(Polygon(coords))
     if not poly.is_valid:
         raise ctx.err(obj, field, f"polygon is not simple ({explain_validity(poly)})")
     if poly.area <= 0:

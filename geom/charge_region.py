@@ -156,7 +156,7 @@ def top_area(bf: Battlefield, top: Surface) -> BaseGeometry | None:
 def free_region(bf: Battlefield, unit: Unit, mover: Model, top: Surface, avoid: Iterable[Model],
                 extra_bases: Iterable[Model] = ()) -> BaseGeometry:
     """Centres where the mover, standing on `top`, would be a legal end ignoring engagement
-    with targets: whole base on the table, no overlap with terrain (bar its own top, §6) or with
+    with targets: whole base on the table, no overlap with terrain (bar its own top, §8.5.3) or with
     other units' and `extra_bases` bases, and not within 1" of the `avoid` models. Inner."""
     K = mover_base(mover)
     ok = may_overlap(bf, top)

@@ -8,7 +8,7 @@
   but not in base contact, then models in base contact; at priorities 2 and 3 a model whose loss
   would end the unit's engagement with some enemy unit may not be chosen while another valid
   casualty exists at any priority (the quick reference: such models go last).
-  **Decision:** "in an enemy's engagement range" means *engaged with* an enemy model (§7.2.1
+  **Decision (docs/rules.md#casualties):** "in an enemy's engagement range" means *engaged with* an enemy model (§7.2.1
   restrictions included): a model 0.5" from an enemy across a wall is not fighting and goes first.
 - **Close ranks** (§8.8.1 step 1, FAQ) and **disengage** (§8.5.4) are normal moves:
   `geom.close_ranks` and `geom.disengage` (their names are re-exported here).

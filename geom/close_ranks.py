@@ -3,8 +3,8 @@
 An optional move of at most 3" by a leading model that is not in base contact with an enemy
 model. It is a normal move (§8.5.3): along a legal path (`geom.navigator`), to a legal end
 (`geom.end_position`: a unit on a top may stay on it or move across it; GRASS and a LARGE unit's
-Size-0/1 pieces may be ended on and are destroyed, `geom.destroyed`). Besides (docs/rules.md,
-close ranks):
+Size-0/1 pieces may be ended on and are destroyed, `geom.destroyed`). Besides
+(docs/rules.md#close-ranks):
 
 - it must end strictly closer to the enemy unit(s) the unit is engaged with (the distance to the
   nearest of their models decreases by more than the 1e-6" tolerance);

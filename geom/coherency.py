@@ -6,14 +6,14 @@ At the end of an action that moves models, every model must be
 1. WHOLLY WITHIN the unit's **coherency distance** of the leading model (every point of its
    base): 3", or 4" for a unit with Squadron (`Unit.coherency_distance`). Exact at the limit: a
    base whose far edge is exactly that far meets it (tolerance 1e-6").
-   **Decision (docs/rules.md, wide bases):** a base wider than the coherency distance (80 mm and
+   **Decision (docs/rules.md#coherency-wide-bases):** a base wider than the coherency distance (80 mm and
    larger against 3"; 120 mm and larger against 4") can never lie wholly within it without
    overlapping the leader, so such a model is judged by §4.4's other wording, "placed further
    than 3"" (i.e. it must be WITHIN the distance). A base no wider than the distance is held to
    "wholly within": an 80 mm Stalker (Squadron) must have its far edge within 4"; and
 2. joined to the leading model by a chain of valid coherency links.
 
-**Decision (docs/rules.md, no recorded leader):** where the scenario names no leading model, the
+**Decision (docs/rules.md#no-recorded-leader):** where the scenario names no leading model, the
 unit is in coherency when some choice of leading model makes it so, and the answer names that
 model (the first such in id order); when none does, the answer shows the choice with the fewest
 failing models. Models are taken in id order throughout, so the verdict never depends on the
@@ -229,7 +229,7 @@ def _reached(lead: str, adj: dict[str, list[str]]) -> set[str]:
     return seen
 
 
-def _failures(u: Unit, lead: Model, ls: list[Link], adj: dict[str, list[str]],
+def _failures(bf: Battlefield, u: Unit, lead: Model, ls: list[Link], adj: dict[str, list[str]],
               far: dict[str, float]) -> list[dict[str, Any]]:
     seen = _reached(lead.id, adj)
     failures: list[dict[str, Any]] = []
@@ -244,7 +244,8 @@ def _failures(u: Unit, lead: Model, ls: list[Link], adj: dict[str, list[str]],
             mine = [lk for lk in ls if m.id in (lk.a, lk.b)]
             blockers = sorted({b for lk in mine for b in lk.blocked_by})
             why.append("no chain of coherency links to the leading model"
-                       + (f" (its links are blocked by {', '.join(blockers)})" if blockers else ""))
+                       + (f" (its links are blocked by {', '.join(map(bf.title_of, blockers))})"
+                          if blockers else ""))
         if why:
             failures.append({"model": m.id, "reason": "; ".join(why)})
     return failures
@@ -274,7 +275,7 @@ def coherency(bf: Battlefield, unit: Unit | str, *, leading: str | None = None,
     best: tuple[Model, list[dict[str, Any]]] | None = None
     tried: dict[str, int] = {}
     for j, cand in enumerate(candidates):
-        fails = _failures(u, cand, ls, adj, {m.id: float(far[i, j])
+        fails = _failures(bf, u, cand, ls, adj, {m.id: float(far[i, j])
                                              for i, m in enumerate(u.by_id)})
         tried[cand.id] = len(fails)
         if best is None or len(fails) < len(best[1]):

@@ -9,13 +9,13 @@ every piece that blocks). A piece k blocks for the pair (A, B) when it can block
   full cover never applies to or from a flying model, §7.1.4); or
 - direct cover: A is within 1" of k (base to footprint, any part of the piece, FAQ "전장") and
   eff(k) ≥ eff(A), or the same for B — unless close quarters lifts it: both models within 1" of
-  k and within 3" of each other.
+  k and within 3" of each other (for that piece only: docs/rules.md#close-quarters).
 
 Decisions (docs/rules.md has them all):
 
 - A piece "can block" when its own Size is ≥ 1 and it is not a token (§7.1 "blocking terrain":
   effective size ≥ 1; a Size-0 piece does not rise above its surface, so stacking it on a hill
-  does not make it block — §7.1.2 top-down perspective).
+  does not make it block — §7.1.2 top-down perspective; docs/rules.md#footprints).
 - The top a model stands on, and every piece under that top, never block that model's sight
   (§7.1.2: "the horizontal surface a model stands on does not block"). This holds for the
   whole pair: the top of A never stops a line between A and B.
@@ -24,16 +24,16 @@ Decisions (docs/rules.md has them all):
   of any piece under it in the stack* ("the base of the same piece", §7.1.1). Then neither sees
   the other, unless close quarters lifts it for that piece: H is also within 1" of it and the two
   are within 3" of each other. H is usually within 1" of every piece of its stack, but a top
-  stacked on a hill may overhang it, so this is checked, not assumed.
+  stacked on a hill may overhang it, so this is checked, not assumed (docs/rules.md#dead-zone).
 - Flying models and the dead zone (§7.1.4: "직접 엄폐와 고도 사각지대 규칙은 여전히
-  적용됩니다"; docs/rules.md, flying models and the dead zone): for the dead zone a flying model stands
+  적용됩니다"; docs/rules.md#flying-dead-zone): for the dead zone a flying model stands
   at the elevation of what its base (the stand's foot) stands on — ground level on the mat — so a
   flyer at the foot of a hill and a model on the hill cannot see each other, unless close
   quarters applies. For cover it stays above every piece.
 - HIDDEN (keyword): a hidden model more than 4" from the viewer is not visible to it, whatever
-  the sight; this is the one rule that is not reciprocal.
+  the sight; this is the one rule that is not reciprocal (docs/rules.md#hidden).
 - A mission marker is a Size-0 object (§8.9.1) on whatever top its centre is on; the same rules
-  apply to it as to a Size-0 model.
+  apply to it as to a Size-0 model (docs/rules.md#markers-sight).
 - Pieces of effective size 0 never block; several pieces never add up (each judged alone).
 
 >>> import math
@@ -256,7 +256,8 @@ def high_ground_cover(bf: Battlefield, attackers: Sequence[Model], targets: Sequ
 
     Every target model must have part of its base on high ground (a top of effective size 3+),
     no target may be flying, and at least one attacking model must have no part of its base on
-    high ground — a flying attacker never attacks from lower elevation."""
+    high ground — a flying attacker never attacks from lower elevation ("part of the base", and
+    only attackers that see a target count: docs/rules.md#high-ground-cover)."""
     rule = "7.1.3 high ground cover"
     if not targets:
         return Verdict(False, rule, "no target models")

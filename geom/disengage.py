@@ -5,7 +5,7 @@ leading model moves up to its Speed along a legal path (`geom.navigator`) to a l
 (`geom.end_position`) more than 1" from every enemy ground model (§7.2: exactly 1" is within
 range); the other models are placed clear of every enemy in coherency, and those that cannot be
 are destroyed. If the leading model cannot get clear, the disengage fails: the unit does not move
-and only the leading model is removed (docs/rules.md, a failed disengage).
+and only the leading model is removed (docs/rules.md#disengage).
 
 Being a normal move, the unit standing on a top may stay on it or move across it: the top it
 stands on is no obstacle to it, and it may end on any top its path legally reaches

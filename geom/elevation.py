@@ -2,7 +2,7 @@
 
 - A model stands on a standable piece when its base centre is inside that piece's top (FAQ);
   with several such pieces, the one of greatest effective size (a base spanning several
-  elevations stands on the highest).
+  elevations stands on the highest; docs/rules.md#standing-on).
 - Effective size of a piece = its Size + the effective size of the piece it stands on (`on`).
 - Effective size of a model = its Size (0 when burrowed) + the effective size of its piece.
 - A flying model counts as higher than every piece: its effective size is +inf.

@@ -4,8 +4,8 @@ Two enemy models are *engaged* when their bases are within 1" (engagement range,
 horizontally) and all of §7.2.1 holds:
 
 - combat tags: both GROUND; a flying model never engages;
-- terrain: no terrain of Size 2+ between them. **Decision** (docs/rules.md, engagement
-  terrain): some segment of length ≤ 1" joining the two bases crosses the interior of no Size-2+
+- terrain: no terrain of Size 2+ between them. **Decision**
+  (docs/rules.md#engagement-terrain): some segment of length ≤ 1" joining the two bases crosses the interior of no Size-2+
   footprint, pieces that touch being joined first, exactly as for sight (`geom.seams`), so no
   segment slips through the zero-width seam between two sections of one wall. This is decided
   exactly by `geom.segments.find_clear_segment`, whose segment is the witness;
@@ -22,9 +22,11 @@ Decisions taken here (none of them changes a rules figure; see docs/engagement.m
   Size-1 platform is a Size-2 obstacle, while a Size-1 crate on the ridge two models stand on is
   not. The top a model stands on, and the pieces under it, never block for that model (§7.1.2).
 - GRASS is Size-2 terrain and the rulebook gives it no engagement exception: it blocks.
-- Openings (doorways, breaches) are gaps in a piece: a segment through an opening is not blocked.
+- Openings (doorways, breaches) are gaps in a piece: a segment through an opening is not blocked
+  (docs/rules.md#openings).
 - The access point a mid-ground model engages through must belong to the top one of the two
-  models stands on (a ladder or ramp end of that piece), and both bases must touch it.
+  models stands on (a ladder or ramp end of that piece), and both bases must touch it
+  (docs/rules.md#mid-ground-engagement).
 - "Within engagement range" alone (`in_engagement_range`) is the bare 1" test, used where the
   rulebook forbids *ending within range* of an enemy (§7.2: moves, charges, placing).
 
@@ -73,7 +75,7 @@ def in_engagement_range(a: Model, b: Model) -> bool:
 
 
 def in_base_contact(a: Model, b: Model) -> bool:
-    """Bases touch (0" apart within the tolerance; docs/rules.md, tolerance)."""
+    """Bases touch (0" apart within the tolerance; docs/rules.md#tolerance)."""
     if not _near(a, b, 0.0):
         return False
     return base_gap(a, b) <= TOLERANCE

@@ -1,6 +1,6 @@
 """Terrain footprints prepared for exact segment tests: what "a line crosses terrain" means
 (rulebook §7.1 "the line crosses terrain", §7.2.1 "terrain of Size 2+ between them", §8.7.6 step
-3 "a line not stopped by terrain"; tolerance: docs/rules.md, tolerance).
+3 "a line not stopped by terrain"; tolerance: docs/rules.md#tolerance).
 
 A segment *crosses* an obstacle O when it enters ``Q = O ⊖ 1e-6"`` (the footprint shrunk inwards
 by the tolerance, mitred corners), so grazing a corner, running along an edge, or cutting a corner

@@ -1,5 +1,5 @@
 """Plain data classes for the battlefield: table, terrain pieces, models, units, markers,
-deployment (rulebook §4.1, §5.6, §7.1, §7.3; coordinates: docs/rules.md, coordinates).
+deployment (rulebook §4.1, §5.6, §7.1, §7.3; coordinates: docs/rules.md#coordinates).
 
 Nothing here decides a rule; the rule modules (`elevation`, `distance`, `sight`, …) take these
 objects and return verdicts. All lengths are inches; angles are degrees counter-clockwise from
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -25,7 +25,7 @@ from .errors import TmgError
 
 MM_PER_INCH = 25.4
 MARKER_DIAMETER_MM = 32.0  # §7.3.2
-TOLERANCE = 1e-6  # grazing and touching (docs/rules.md, tolerance)
+TOLERANCE = 1e-6  # grazing and touching (docs/rules.md#tolerance)
 
 Point = tuple[float, float]
 
@@ -192,7 +192,7 @@ class Model:
 
     @property
     def rules_size(self) -> int:
-        """§2: a burrowed model counts as Size 0 for every purpose."""
+        """Keyword BURROWED: a burrowed model counts as Size 0 for every purpose."""
         return 0 if self.burrowed else self.size
 
     def moved_to(self, at: Point) -> Model:
@@ -319,7 +319,7 @@ class Unit:
 
 @dataclass(frozen=True)
 class TerrainPiece:
-    """A terrain piece: footprint seen from above, Size and kind (§1, §7.1)."""
+    """A terrain piece: footprint seen from above, Size and kind (§7.1, §9.3)."""
 
     id: str
     size: int
@@ -388,13 +388,13 @@ class Marker:
 
 
 def marker_colour(marker_id: int) -> str:
-    """Markers 1 and 3 are red, 2 and 4 blue, 5 neutral (§12)."""
+    """Markers 1 and 3 are red, 2 and 4 blue, 5 neutral (the deployment cards, §5.6)."""
     return {1: "red", 3: "red", 2: "blue", 4: "blue"}.get(marker_id, "neutral")
 
 
 @dataclass(frozen=True)
 class Deployment:
-    """A deployment card: entry edges per player and their zones of influence (§5.6, §12)."""
+    """A deployment card: entry edges per player and their zones of influence (§5.6)."""
 
     id: str
     name: str
@@ -463,3 +463,43 @@ class Battlefield:
 
     def without_piece(self, piece_id: str) -> Battlefield:
         return replace(self, terrain=tuple(p for p in self.terrain if p.id != piece_id))
+
+    def title_of(self, ref: str) -> str:
+        """An obstacle's reference as text names it: `terrain/ID` by the piece's title, the
+        edge of a raised top (`edge/ID`) as "the edge of" it; anything else as it is."""
+        kind, _, pid = ref.partition("/")
+        if kind in ("terrain", "edge") and self.has_piece(pid):
+            title = self.piece(pid).title
+            return title if kind == "terrain" else f"the edge of {title}"
+        return ref
+
+    def after_action(self, unit_id: str, positions: Mapping[str, Point], *,
+                     destroyed: Iterable[str] = (), pieces_gone: Iterable[str] = ()
+                     ) -> Battlefield:
+        """The table as an action leaves it: the unit's models at `positions` (model id →
+        centre; the others where they were), its `destroyed` models removed (the unit with
+        them when none is left; a removed leading model leaves the unit without one), and
+        `pieces_gone` (GRASS destroyed, pieces a LARGE unit removed) off the table.
+
+        >>> base = Base.from_mm(25.4)
+        >>> ms = tuple(Model.make(i, unit="u", owner="red", at=(x, 1), base=base, size=1)
+        ...            for i, x in (("1", 1), ("2", 2)))
+        >>> bf = Battlefield(Table(10, 10), units=(Unit("u", "red", 1, ms, base),))
+        >>> after = bf.after_action("u", {"1": (5, 5)}, destroyed=["2"])
+        >>> [(m.id, m.at) for m in after.unit("u").models]
+        [('1', (5.0, 5.0))]
+        """
+        unit = self.unit(unit_id)
+        for mid in (*positions, *destroyed):
+            unit.model(mid)  # an unknown model id is an error, not silently ignored
+        dead = set(destroyed)
+        models = tuple(m.moved_to(positions[m.id]) if m.id in positions else m
+                       for m in unit.models if m.id not in dead)
+        gone = set(pieces_gone)
+        units = tuple(u for u in self.units if u.id != unit_id or models)
+        if models:
+            moved = replace(unit, models=models,
+                            leading=unit.leading if unit.leading not in dead else None)
+            units = tuple(moved if u.id == unit_id else u for u in units)
+        return replace(self, units=units,
+                       terrain=tuple(p for p in self.terrain if p.id not in gone))

@@ -1,7 +1,7 @@
 """Moves and placements that are not a free leading-model move (rulebook §4.4, §4.5,
 §8.5.3 step 2, §8.5.5, §8.3.3, keyword PLACE).
 
-- DIRECTLY TOWARDS / DIRECTLY AWAY (§4.5): the line runs from the moving model's base centre
+- DIRECTLY TOWARDS / DIRECTLY AWAY (§4.5; docs/rules.md#directly): the line runs from the moving model's base centre
   through the centre of the nearest (towards) or farthest (away) target model; the model moves
   along it, detouring round blockers by the shortest way and then going on along the line, for
   the full distance (FAQ). It cannot end further from (towards) or closer to (away) the target

@@ -1,6 +1,6 @@
 """Obstacles for a line, seams closed: pieces that touch stop a line as one (rulebook §7.1 line of
 sight, §7.2.1 engagement across terrain, §8.7.6 step 3 template lines; FAQ: the long official
-walls are several separate pieces; docs/rules.md, seams).
+walls are several separate pieces; docs/rules.md#seams).
 
 Decision: two pieces whose footprints touch or overlap (within 2e-6") are joined before a line is
 tested against them, so no line slips through the zero-width seam between two sections of one

@@ -9,7 +9,7 @@
   numerically on ovals too.
 - Flamer (FT): the axis runs from the attacker's base centre through the target point; the template
   is slid along it until it touches the attacker's base edge without overlapping it. **Decision**
-  (docs/rules.md, template lines): for a disc the contact is the middle of the narrow end; for an
+  (docs/rules.md#template-lines): for a disc the contact is the middle of the narrow end; for an
   oval set at an angle the contact can fall off the middle (or, for a narrow end much smaller than
   the oval, on a side), the position nearest the attacker that does not overlap its base. Computed
   in closed form (`_flamer_offset`).

@@ -13,8 +13,7 @@ A model is *affected* when all of these hold:
    the elevation of its actual base (the stand's foot);
 4. some straight line from the target model's base (BT; the target point in the FAQ case) or the
    attacker's base (FT) to its base is not stopped by terrain of Size 2+. Exact, by
-   `geom.segments.find_clear_segment`; the segment is the witness. **Decisions** (docs/rules.md,
-   template lines): which pieces are "Size 2+" follows `geom.engagement.blocking_pieces` (height of
+   `geom.segments.find_clear_segment`; the segment is the witness. **Decisions** (docs/rules.md#template-lines): which pieces are "Size 2+" follows `geom.engagement.blocking_pieces` (height of
    2 or more above the lower of the two standing surfaces; the tops the two models stand on, and
    what is under them, never block; grass blocks); pieces that touch are joined first, as for sight
    and engagement (`geom.seams`), so no line slips through the seam between two wall sections;

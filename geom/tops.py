@@ -6,14 +6,14 @@ piece with access points, or a standable piece of Size 2+). A ground unit can re
 
 - an **access point** lies on it (§8.5.3: elevation changes only through access points), or
 - it is **connected** to a top it can reach (FAQ: ground units move only between connected high
-  grounds). **Decision (docs/rules.md, connected tops):** two tops of the same elevation level
+  grounds). **Decision (docs/rules.md#connected-tops):** two tops of the same elevation level
   whose footprints touch or overlap (within 1e-6") are connected; or
 - it touches an **entry edge** (FAQ 배치: a unit may deploy straight onto high ground its entry
   edge actually touches).
 
 A top with none of these is one no ground unit can reach: the IMPASSABLE TERRAIN keyword's
 "terrain with no access point leading to an adjacent elevation".
-**Decision (docs/rules.md, unreachable tops):** any access point on a top makes it reachable,
+**Decision (docs/rules.md#marker-terrain):** any access point on a top makes it reachable,
 whatever the access point leads to: layout access points are positions good to ±0.5" (the two
 interlocking Lost Temple Ramps of standard map 5 each hold their access point inside the other),
 so chains of access points are not followed. Units with Raptor variant (랩터 변종) change

@@ -563,7 +563,7 @@ def _markers(bf: Battlefield) -> Finding:
                        {"covered": []})
     return Finding(
         "9.3 markers off impassable terrain", False,
-        "; ".join(f"marker {m.id} falls on {pp.id}" for m, pp in cov)
+        "; ".join(f"marker {m.id} falls on {pp.title}" for m, pp in cov)
         + " (the terrain moves, not the marker: tmg markers --fix-terrain)",
         {"covered": [{"marker": m.id, "piece": pp.id} for m, pp in cov]})
 

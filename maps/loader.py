@@ -168,6 +168,12 @@ class PhysicalPiece:
             label = label.split(" — ")[0]
         return label
 
+    @property
+    def title(self) -> str:
+        """As `TerrainPiece.title`: `Label (terrain/ID)`, or the reference alone."""
+        ref = f"terrain/{self.id}"
+        return f"{self.label} ({ref})" if self.label else ref
+
 
 def layout_groups(layout_id: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(group id, part ids) of the L walls of an official layout."""

@@ -1,6 +1,6 @@
 """Mission markers never sit on impassable terrain: the terrain moves, the marker never does
 (rulebook §9.3 last step of battlefield set-up; tournament rules "임무 마커와 통과 불가 지형";
-docs/rules.md, marker-terrain).
+docs/rules.md#marker-terrain).
 
 The rule: when a marker's coordinates fall on impassable terrain, that terrain is moved to the
 nearest legal spot from where it was ("원래 좌표에서 가장 가까운 합법적 위치"), as close to the
@@ -298,7 +298,7 @@ def shift_terrain_off_markers(bf: Battlefield, *, avoid_all_terrain: bool = Fals
         if found is None:
             shifts.append(TerrainShift(
                 moved=False, reason=f"no spot on the {bf.table.width:g}x{bf.table.depth:g} "
-                f"table keeps {pp.id} off every marker and every other impassable piece",
+                f"table keeps {pp.title} off every marker and every other impassable piece",
                 **ident))  # type: ignore[arg-type]
             continue
         (dx, dy), alternatives = found
@@ -309,8 +309,7 @@ def shift_terrain_off_markers(bf: Battlefield, *, avoid_all_terrain: bool = Fals
                else f"the {chooser} player decides how")
         kind = "impassable " if what == "impassable" else ""
         note = "" if what == "impassable" else f", {what}"
-        reason = (f"marker {marker.id} falls on {kind}{pp.id}"
-                  f"{' (' + pp.label + ')' if pp.label else ''}{note}: moved {dist:.3f}\" "
+        reason = (f"marker {marker.id} falls on {kind}{pp.title}{note}: moved {dist:.3f}\" "
                   f"by ({dx:+.3f}, {dy:+.3f}) to the nearest spot off every marker and every "
                   f"other {'terrain' if avoid_all_terrain else 'impassable'} piece; {who}")
         if alternatives:

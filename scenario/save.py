@@ -251,6 +251,23 @@ def dumps(doc: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def source_settings(source: str | Path) -> tuple[str | None, dict[str, Any]]:
+    """How a table read from `source` is written back: the layout it names (an official layout
+    name, or a scenario's `layout = NAME`), so that only the pieces that differ are written, and
+    the scenario's `description` and `[templates]` to carry over."""
+    from maps import layout_ids
+
+    from .load import is_official_name, read_document
+
+    if is_official_name(source):
+        return (str(source) if str(source) in layout_ids() else None), {}
+    doc = read_document(source)
+    table = doc.get("table") if isinstance(doc, dict) else None
+    layout = table.get("layout") if isinstance(table, dict) else None
+    extra = {k: doc[k] for k in ("description", "templates") if isinstance(doc, dict) and k in doc}
+    return (layout if isinstance(layout, str) else None), extra
+
+
 def save(path: str | Path, bf: Battlefield, *, layout: str | None = None,
          extra: Mapping[str, Any] | None = None) -> None:
     """Write `bf` as a TOML scenario file, atomically (temporary file, then a rename)."""

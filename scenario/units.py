@@ -101,7 +101,8 @@ def parse_unit(ctx: Ctx, e: Any, index: int) -> Unit:
         tname = string(ctx, obj, "type", e["type"])
         found = catalogue.find(tname)
         if found is None:
-            raise ctx.err(obj, "type", f"unknown unit type {tname!r} (see `tmg units`)")
+            raise ctx.err(obj, "type", f"unknown unit type {tname!r}"
+                          f"{catalogue.did_you_mean(tname)} (see `tmg units`)")
         cat = found
 
     def pick(field: str, cat_field: str | None = None) -> Any:

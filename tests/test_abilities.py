@@ -186,3 +186,29 @@ def test_units_command_shows_abilities_with_their_source(capsys):
     rows = {u["id"]: u for u in json.loads(capsys.readouterr().out)["units"]}
     assert rows["stalker"]["abilities"] == [SQUADRON] and rows["marine"]["abilities"] == []
     assert catalogue.find("편대") is None  # abilities are not unit names
+
+
+def test_units_command_finds_a_card_by_part_of_its_name(capsys):
+    # one entry containing the words: shown whole; several: listed; none: the nearest named
+    assert main(["units", "siege", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["unit"]["id"] == "siege-tank"
+    assert main(["units", "raptor", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["search"] == "raptor"
+    assert {u["id"] for u in r["units"]} == {u["id"] for u in catalogue.units()
+                                              if "raptor" in u["id"]}
+    assert all(RAPTOR_VARIANT in u["abilities"] for u in r["units"])
+    assert main(["units", "hydralisc"]) == 2
+    assert "did you mean hydralisk" in capsys.readouterr().err
+    assert main(["units", "qqqq"]) == 2
+    assert "did you mean" not in capsys.readouterr().err
+
+
+def test_an_unknown_unit_type_in_a_scenario_names_the_nearest_cards(tmp_path, capsys):
+    f = tmp_path / "s.toml"
+    f.write_text('format = "tmg-scenario/1"\n[table]\nwidth = 20\ndepth = 20\n'
+                 '[[unit]]\nid = "r"\ntype = "raptor"\nowner = "red"\nmodels = [[5, 5]]\n',
+                 encoding="utf-8")
+    assert main(["info", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "unit 'r'" in err and "field 'type'" in err and "raptor-zergling" in err

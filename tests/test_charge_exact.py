@@ -1,4 +1,4 @@
-"""Charges are exact at every threshold (§8.7.7; docs/rules.md, tolerance): a charge that needs
+"""Charges are exact at every threshold (§8.7.7; docs/rules.md#tolerance): a charge that needs
 exactly Speed + k (+ modifier) succeeds on k, and 0.001" more needs k + 1 — for disc bases and
 oval bases, in the open and round a wall — and the legal ends agree with the exact end check.
 

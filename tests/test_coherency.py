@@ -72,7 +72,8 @@ def test_link_through_access_point_to_a_top() -> None:
     assert coherency(Battlefield(Table(20, 12), (top,), (u,)), "m").ok
     u2 = mk_unit("m", "red", [(4.6, 3), (7.2, 3)])  # same, but across the cliff edge
     v = coherency(Battlefield(Table(20, 12), (top,), (u2,)), "m")
-    assert not v.ok and "edge/plat" in v.details["failures"][0]["reason"]
+    assert not v.ok and "the edge of terrain/plat" in v.details["failures"][0]["reason"]
+    assert v.details["links"][0]["blocked_by"] == ["edge/plat"]
 
 
 def test_model_overhanging_a_top_edge_keeps_its_links() -> None:

@@ -78,7 +78,7 @@ def test_4_4_squadron_80mm_models_2_inches_apart_are_not_wholly_within_4():
 
 
 def test_4_4_base_wider_than_the_coherency_distance_is_judged_within():
-    # Decision (docs/rules.md, wide bases): a base wider than the distance can never be wholly
+    # Decision (docs/rules.md#coherency-wide-bases): a base wider than the distance can never be wholly
     # within it of another base, so it must be WITHIN it. 120 mm = 4.72" > 4" for a squadron;
     # 80 mm = 3.15" > 3" without Squadron.
     b120 = Base.from_mm(120)

@@ -39,7 +39,7 @@ def wall_between(size=2, kind="solid", y0=5.0, y1=15.0, **kw):
 
 
 def shrunk(w):
-    """Tolerance (docs/rules.md, tolerance): running along an edge or grazing a corner is not crossing (the engine
+    """Tolerance (docs/rules.md#tolerance): running along an edge or grazing a corner is not crossing (the engine
     allows a witness 1e-6" inside an edge, plus 1e-9" of rounding)."""
     return w.buffer(-1.01e-6, join_style="mitre")
 

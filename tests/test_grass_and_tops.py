@@ -116,7 +116,7 @@ def test_grass_keyword_flying_models_passing_over_do_not_destroy_it():
 
 @pytest.mark.parametrize(("closer", "gone"), [(0.0, []), (0.001, ["shrubs"])])
 def test_grass_a_base_brushing_the_shrubs_tramples_them_only_when_it_overlaps(closer, gone):
-    # the leading model's path is its base's swept area (docs/rules.md, crossing a piece)
+    # the leading model's path is its base's swept area (docs/rules.md#crossing-a-piece)
     y0 = 6 + R - closer
     bf = Battlefield(Table(24, 12), (shrubs(10, y0, 12, y0 + 2),), (mk("m", "red", [(4, 6)]),))
     u = bf.unit("m")

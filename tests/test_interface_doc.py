@@ -62,3 +62,22 @@ def test_every_rules_anchor_cited_exists():
             continue
         cited |= set(re.findall(r"rules\.md#([a-z0-9-]+)", p.read_text(encoding="utf-8")))
     assert cited and cited <= anchors, cited - anchors
+
+
+def test_every_rules_decision_is_cited_by_the_code_that_takes_it():
+    """Each decision on docs/rules.md is linked, by its anchor, from the code that takes it and
+    from the user docs that describe it: a reader of either finds the decision, and a decision
+    nothing cites is a stale page."""
+    anchors = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', (ROOT / "docs" / "rules.md")
+                             .read_text(encoding="utf-8")))
+    def cited_in(paths):
+        out = set()
+        for p in paths:
+            out |= set(re.findall(r"rules\.md#([a-z0-9-]+)", p.read_text(encoding="utf-8")))
+        return out
+
+    code = cited_in(p for pkg in ("geom", "maps", "scenario", "formats", "tmg", "viewer")
+                    for p in (ROOT / pkg).glob("**/*.py"))
+    docs = cited_in(p for p in (ROOT / "docs").glob("*.md") if p.name != "rules.md")
+    assert anchors - code == set(), "decisions no code cites"
+    assert anchors - docs == set(), "decisions no user doc links"

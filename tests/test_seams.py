@@ -1,6 +1,6 @@
 """Pieces that touch stop a line as one piece, for sight, engagement and template lines alike
 (rulebook §7.1, §7.2.1, §8.7.6 step 3; FAQ: long official walls are several separate pieces;
-docs/rules.md, seams).
+docs/rules.md#seams).
 
 Property: split one wall into 2–5 touching sections at random (square or slanted cuts, some placed
 exactly where a line along the cut would join two bases) — no verdict changes: who sees whom, who is

@@ -300,7 +300,7 @@ def test_dead_zone_stacked_top():
 
 def test_7_1_4_flyer_at_the_foot_of_a_hill_and_a_model_on_the_hill_cannot_see_each_other():
     """§7.1.4: "직접 엄폐와 고도 사각지대 규칙은 여전히 적용됩니다" — the dead zone still applies
-    to flying models. Decision (docs/rules.md, flying models and the dead zone): for the dead zone a
+    to flying models. Decision (docs/rules.md#flying-dead-zone): for the dead zone a
     flying model stands at the elevation of what its base (the stand's foot) stands on — ground
     level on the mat. A flyer 0.5" from the foot of a Size-3 hill and a model on the hill do not
     see each other, both ways, though nothing stands between them; within 3" with both within 1"

@@ -158,7 +158,7 @@ def ref_code(bf: Battlefield, a: Model, b: Model) -> int | None:
     """HIDDEN / DEAD_ZONE from the rules, or None when the geometry decides."""
     if b.hidden and not within(a, b, 4):
         return HIDDEN
-    # §7.1.4 (docs/rules.md, flying models and the dead zone): a flyer counts where its stand's foot is
+    # §7.1.4 (docs/rules.md#flying-dead-zone): a flyer counts where its stand's foot is
     fa, fb = foot(a), foot(b)
     la, lb = elevation_level(bf, fa), elevation_level(bf, fb)
     for high, low, lvl in ((fa, fb, lb), (fb, fa, la)):

@@ -160,7 +160,7 @@ class Who:
 
 def who(bf: Battlefield, x: Model | Marker) -> Who:
     o = obj_of(x)
-    # §7.1.4 (docs/rules.md, flying models and the dead zone): for the dead zone a flyer stands where
+    # §7.1.4 (docs/rules.md#flying-dead-zone): for the dead zone a flyer stands where
     # its stand's foot stands; for cover it has no top and is above every piece
     top = top_of(bf, replace(o, flying=False))
     te = piece_eff(bf, top) if top else 0

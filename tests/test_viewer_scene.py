@@ -437,6 +437,36 @@ def test_charge_overlay_follows_the_engine_and_the_roll():
     assert vw.key("6") and vw.results == [overlays.Charge("roaches", ("marauder",), 6)]
 
 
+HEDGE_DOC = {
+    "format": "tmg-scenario/1", "table": {"width": 54, "depth": 36},
+    "terrain": [{"id": "hedge", "size": 2, "kind": "grass", "label": "Shrubs",
+                 "polygon": [[18.9, 10], [19.1, 10], [19.1, 26], [18.9, 26]]},
+                {"id": "far", "size": 2, "kind": "grass", "rect": {"center": [40, 30],
+                                                                   "width": 2, "depth": 2}}],
+    "unit": [{"id": "lings", "type": "zergling", "owner": "red", "models": [[10, 18]]},
+             {"id": "marines", "type": "marine", "owner": "blue", "models": [[20, 18]]}],
+}
+
+
+def test_grass_keyword_the_grass_a_charge_or_move_destroys_is_drawn_gone():
+    # one marking for "destroyed by this move", on exactly the pieces the engine names
+    from geom import charge as ch
+    from viewer import markings as mk
+    bf = scenario.parse_document(HEDGE_DOC)
+    ans = ch.charge(bf, "lings", ["marines"])
+    assert ans.details["destroys_grass"] == ["hedge"]
+    for layer in (overlays.Charge("lings", ("marines",)).build(bf),
+                  overlays.Move(bf.unit("lings").models[0], (19.0, 22.0), 12).build(bf)):
+        gone = [p for p in layer.prims if p.mark == mk.GONE]
+        assert gone and {p.tag.rsplit(":", 1)[1] for p in gone} == {"hedge"}
+        assert any("gone for the end" in s and "Shrubs (terrain/hedge)" in s for s in layer.info)
+    # a move that crosses nothing draws nothing gone
+    layer = overlays.Move(bf.unit("lings").models[0], (10.0, 14.0)).build(bf)
+    assert not [p for p in layer.prims if p.mark == mk.GONE]
+    sc = build_scene(bf, [overlays.Charge("lings", ("marines",))])
+    assert "destroyed by this move (gone)" in [e.text for e in sc.legend]
+
+
 @pytest.mark.skipif(not overlays.available("reach"), reason="no geom.movement")
 def test_reach_toggle_needs_a_selected_unit():
     from geom import movement
@@ -513,3 +543,21 @@ def test_move_overlay_draws_the_engine_path(tmp_path, capsys):
     assert cli.main(["render", "examples/gap-run.toml", "-o", str(tmp_path / "x.png"),
                      "--roll", "3"]) == 2
     assert "--charge" in capsys.readouterr().err
+
+
+def test_a_footprint_with_repeated_vertices_loads_and_draws():
+    # found by benchmarks/fuzz.py: GEOS's constrained triangulation gave up on a ring that
+    # repeats a vertex, and `tmg render` ended in an internal error
+    ring = [[16, 6], [18, 6], [18, 17.4], [16, 17.4]] + [[16, 6]] * 40
+    bf = scenario.parse_document({"format": "tmg-scenario/1",
+                                  "table": {"width": 36, "depth": 36},
+                                  "terrain": [{"id": "w", "size": 3, "polygon": ring}]})
+    assert len(bf.piece("w").footprint.exterior.coords) == 5
+    sc = build_scene(bf)
+    (a,) = [p for p in sc.prims if isinstance(p, Area) and p.tag == "terrain:w"]
+    assert a.triangles.shape[0] >= 2
+    assert sum(shapely.Polygon(t).area for t in a.triangles) == pytest.approx(2 * 11.4)
+    # and the drawing fallback, for a region the loader did not clean
+    raw = Area(shapely.Polygon([(16, 6), (18, 6), (18, 17.4), (16, 17.4)] + [(16, 6)] * 40),
+               (0, 0, 0, 255), 0)
+    assert sum(shapely.Polygon(t).area for t in raw.triangles) == pytest.approx(2 * 11.4)

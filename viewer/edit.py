@@ -258,16 +258,11 @@ def save_target(source: str) -> tuple[Path, str | None, dict[str, Any]]:
     NAME-edited.toml (the file itself once it is an -edited one), in the working directory for
     an official name; a layout stays `layout = NAME` plus the pieces that differ; a scenario's
     `description` and `[templates]` are carried over."""
-    import maps
     import scenario
 
+    layout, extra = save.source_settings(source)
     if scenario.is_official_name(source):
-        layout = source if source in maps.layout_ids() else None
         return Path(f"{source}-edited.toml"), layout, {}
     p = Path(source)
-    doc = scenario.read_document(p)
-    table = doc.get("table") if isinstance(doc, dict) else None
-    layout = table.get("layout") if isinstance(table, dict) else None
-    extra = {k: doc[k] for k in ("description", "templates") if isinstance(doc, dict) and k in doc}
     stem = p.stem if p.stem.endswith("-edited") else f"{p.stem}-edited"
-    return p.with_name(f"{stem}.toml"), layout if isinstance(layout, str) else None, extra
+    return p.with_name(f"{stem}.toml"), layout, extra

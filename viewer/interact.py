@@ -12,7 +12,7 @@ Tools (a key chooses one; the hint line says what the next click does):
   `1`–`6` set the roll (`0` none): the ends that roll reaches are shaded.
 
 Toggles: `E` engagement rings and engaged pairs (§7.2); `C` coherency of the selected unit
-(every unit when none is selected, §4.4); `R` reach of a move for the selected unit (§6); `K`
+(every unit when none is selected, §4.4); `R` reach of a move for the selected unit (§8.5.3); `K`
 close combat of the selected unit (ranks, close ranks, casualty order; §8.8.1, §8.7.5), `J` its
 disengage (§8.5.4). Each tool or toggle exists only when its engine module does.
 

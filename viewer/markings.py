@@ -118,6 +118,8 @@ FIGHTING = _m("fight:fighting", "dot", st.FIGHTING, "fighting rank")
 SUPPORTING = _m("fight:supporting", "dot", st.SUPPORTING, "supporting rank")
 CASUALTY = _m("fight:casualty", "number", st.CASUALTY, "casualty order (1 removed first)")
 DESTROYED = _m("destroyed", "cross", st.DESTROYED, "destroyed (cannot get clear)")
+GONE = _m("terrain:gone", "outline", st.GONE,
+          "destroyed by this move (gone)", st.GRASS_FILL)
 PROBLEM = _m("edit:problem", "ring", st.PROBLEM, "placement refused by the checks")
 DRAGGED = _m("edit:drag", "dashring", st.DRAG, "being moved (release to place)")
 
@@ -127,7 +129,7 @@ ALL: tuple[Marking, ...] = (
     ASKED, TAPE, SIGHT_LINE, NO_SIGHT, BLOCKING, PASSED_BY, ENGAGEMENT_RANGE, ENGAGED_PAIR,
     TEMPLATE, TEMPLATE_HIT, TEMPLATE_MISS, COHERENCY_LINK, COHERENCY_RANGE, COHERENCY_FAIL,
     COHERENCY_GAP, REACH, PATH, ILLEGAL_PATH, END, ILLEGAL_END, CHARGE_ENDS, REACH_OF, REACHED,
-    FIGHTING, SUPPORTING, CASUALTY, DESTROYED, PROBLEM, DRAGGED)
+    FIGHTING, SUPPORTING, CASUALTY, DESTROYED, GONE, PROBLEM, DRAGGED)
 
 _RANK = {m.key: i for i, m in enumerate(ALL)}
 #: markings of the table itself (everything before the answers)

@@ -13,7 +13,7 @@ from geom.model import Battlefield, Model
 from . import markings as mk
 from . import style as st
 from .overlay_base import Highlight, cross, dot, ghost
-from .overlay_move import path_prims
+from .overlay_move import gone_prims, gone_words, path_prims
 from .overlay_sight import engaged_pair_prims
 from .scene import L_OVER, L_OVER_TEXT, OverlayLayer, Prim, Text
 
@@ -104,4 +104,7 @@ class Disengage:
                 + ("possible" if ans.possible else "NOT possible") + f" — {ans.reason}"]
         if ans.destroyed:
             info.append("    destroyed: " + ", ".join(f"{u.id}/{m}" for m in ans.destroyed))
+        if ans.possible:
+            prims += gone_prims(bf, ans.destroys_grass, ans.removed, "disengage:gone")
+            info += gone_words(bf, ans.destroys_grass, ans.removed)
         return OverlayLayer(prims, [], info)

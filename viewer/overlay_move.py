@@ -1,5 +1,5 @@
 """Overlays for moving: coherency (§4.4, `geom.coherency`), the reach of a move and the shortest
-legal path to a point (§6, `geom.movement`), and charges (§8.7.7, `geom.charge`). Nothing is
+legal path to a point (§8.5.3, `geom.movement`), and charges (§8.7.7, `geom.charge`). Nothing is
 decided here; every region, path and verdict comes from the engine."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class Coherency:
 
 @dataclass(frozen=True)
 class Reach:
-    """Where the leading model's centre can end a move (§6, `geom.movement.reach`): a legal
+    """Where the leading model's centre can end a move (§8.5.3, `geom.movement.reach`): a legal
     path no longer than the allowance (default: the unit's Speed) and a legal end."""
 
     unit: str
@@ -107,6 +107,22 @@ class Reach:
                 f"of its leading model {lead.ref} can end (§8.5.3)"
                 + ("; nowhere" if region.is_empty else "")]
         return OverlayLayer(prims, [], info)
+
+
+def gone_prims(bf: Battlefield, grass: object, removed: object, tag: str) -> list[Prim]:
+    """The GRASS a move or charge destroys and the pieces a LARGE unit removes (keyword GRASS,
+    LARGE): a dashed edge over each piece — the engine judged the end without them."""
+    prims: list[Prim] = []
+    for pid in [*grass, *removed]:  # type: ignore[misc]
+        if bf.has_piece(pid):
+            prims += outline(bf.piece(pid).footprint, st.GONE, 3.0, L_OVER, dash=7,
+                             tag=f"{tag}:{pid}", mark=mk.GONE)
+    return prims
+
+
+def gone_words(bf: Battlefield, grass: object, removed: object) -> list[str]:
+    names = [bf.piece(p).title for p in [*grass, *removed] if bf.has_piece(p)]  # type: ignore[misc]
+    return [f"    gone for the end (dashed orange): {', '.join(names)}"] if names else []
 
 
 def path_prims(points: object, tag: str, ok: bool = True) -> list[Prim]:
@@ -142,6 +158,11 @@ class Move:
         allow = f' (allowance {self.allowance:g}")' if self.allowance is not None else ""
         info = [f"Move {self.model.ref} to {self.to[0]:g},{self.to[1]:g}{allow}: "
                 f"{'LEGAL' if ok else 'NOT LEGAL'} — {chk.verdict.rule}: {chk.verdict.reason}"]
+        if ok:
+            d = chk.verdict.details
+            prims += gone_prims(bf, d.get("destroys_grass", ()), d.get("removed", ()),
+                                "move:gone")
+            info += gone_words(bf, d.get("destroys_grass", ()), d.get("removed", ()))
         return OverlayLayer(prims, [], info)
 
 
@@ -202,5 +223,10 @@ class Charge:
             prims += path_prims(ans.path, "charge:path")
         if ans.end is not None:
             prims += ghost(lead, ans.end, "charge:end")
+        if ans.possible:
+            d = ans.details
+            prims += gone_prims(bf, d.get("destroys_grass", ()), d.get("removed", ()),
+                                "charge:gone")
+            info += gone_words(bf, d.get("destroys_grass", ()), d.get("removed", ()))
         prims += Highlight((lead,)).build(bf).prims
         return OverlayLayer(prims, [], info)

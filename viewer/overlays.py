@@ -9,7 +9,7 @@ verdicts, witnesses and blocking pieces all come from `geom`.
 - `Engagement` — 1" engagement rings and engaged pairs (§7.2, `geom.engagement`);
 - `Template` — a blast or flamer template and the models it affects (§8.7.6, `geom.templates`);
 - `Coherency` — links and failures (§4.4, `geom.coherency`);
-- `Reach`, `Move` — where a move can end, the shortest legal path (§6, `geom.movement`);
+- `Reach`, `Move` — where a move can end, the shortest legal path (§8.5.3, `geom.movement`);
 - `Charge` — legal charge ends, shortest charge, the ends a roll reaches (§8.7.7, `geom.charge`);
 - `Fight`, `Disengage` — close combat ranks, close ranks, casualty order, disengaging
   (§8.8.1, §8.7.5, §8.5.4, `geom.close_combat`).

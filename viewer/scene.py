@@ -7,7 +7,7 @@ inches — `Area` (filled shapely geometry), `Stroke` (polyline), `Text` — eac
 a draw `layer`, plus the legend entries and the sentences (verdicts) to print under the
 picture. `viewer.layout` then puts a scene into pixels (`Transform`, `Frame`).
 
-Pixels follow OpenGL: origin bottom-left, y up — the same sense as the table's y (§0), so the
+Pixels follow OpenGL: origin bottom-left, y up — the same sense as the table's y, so the
 picture is never mirrored. Sizes (stroke widths, font sizes) are pixels at 1600 px wide.
 
 >>> from geom.model import Battlefield, Table, TerrainPiece
@@ -46,7 +46,7 @@ from .markings import Marking
 from .style import RGBA
 
 Point = tuple[float, float]
-GRID_STEP = 6.0  # inches; official maps are drawn on a 6" grid (§12)
+GRID_STEP = 6.0  # inches; official maps are drawn on a 6" grid (the deployment cards, §5.6)
 
 # Draw order (low first). Terrain stacked on terrain climbs one layer per level.
 L_TABLE, L_ZONE, L_GRID, L_TERRAIN = 0, 1, 2, 3
@@ -94,7 +94,13 @@ class Area:
                  if isinstance(g, Polygon | MultiPolygon) and not g.is_empty]
         tris: list[np.ndarray] = []
         for p in polys:
-            coll = shapely.constrained_delaunay_triangles(p)
+            try:
+                coll = shapely.constrained_delaunay_triangles(p)
+            except shapely.errors.GEOSException:
+                # GEOS gives up on some degenerate rings (repeated or collinear vertices);
+                # the same region, cleaned, triangulates
+                clean = shapely.remove_repeated_points(shapely.make_valid(p), 1e-9).buffer(0)
+                coll = shapely.constrained_delaunay_triangles(clean)
             for t in getattr(coll, "geoms", []):
                 tris.append(np.asarray(t.exterior.coords)[:3])
         return np.array(tris, dtype=float).reshape(-1, 3, 2)

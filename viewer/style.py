@@ -1,8 +1,8 @@
-"""Colours and sizes of the picture (the objects of rulebook §7.1 and the set-up of §5.6 and §9, made visible).
+"""Colours and sizes of the picture (the objects of rulebook §7.1 and the set-up of §5.6 and §9.3, made visible).
 
 Sizes are pixels on a picture 1600 px wide (`REFERENCE_WIDTH`); a picture of another width
 scales every size by width / 1600, so text stays legible at the width the issue asks for.
-Colours are RGBA tuples. Terrain is coloured by its Size (§1): the darker, the taller.
+Colours are RGBA tuples. Terrain is coloured by its Size (§7.1.2): the darker, the taller.
 """
 
 from __future__ import annotations
@@ -71,6 +71,7 @@ FIGHTING: RGBA = (255, 255, 255, 255)  # white and black dots read on red and bl
 SUPPORTING: RGBA = (20, 20, 20, 255)
 CASUALTY: RGBA = (120, 0, 30, 255)
 DESTROYED: RGBA = (200, 0, 0, 255)
+GONE: RGBA = (235, 110, 0, 255)  # terrain a move destroys or removes (dashed, over the piece)
 PROBLEM: RGBA = (230, 0, 200, 255)
 DRAG: RGBA = (0, 120, 255, 255)
 INSET_FOCUS: RGBA = (230, 0, 60, 255)  # the close-up's area in the inset of the whole table

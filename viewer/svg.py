@@ -4,7 +4,7 @@ furniture, the panels and the inset of a close-up are drawn in the order OpenGL 
 with the same pixel geometry (stroke widths, dash lengths, label boxes), so a picture looks the
 same in both and every overlay works in both. Pure: no OpenGL.
 
-SVG's y axis points down; the frame's points up (§0's table sense), so y is flipped once here.
+SVG's y axis points down; the frame's points up (the table's sense: x right, y up), so y is flipped once here.
 
 >>> from geom.model import Battlefield, Table
 >>> from viewer.layout import frame_for_width

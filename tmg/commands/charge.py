@@ -8,7 +8,16 @@ from typing import Any
 from geom.charge import charge
 from geom.errors import TmgError
 
-from ._common import add_file, finite_arg, load, piece_titles, titled
+from ._common import (
+    add_file,
+    add_save,
+    finite_arg,
+    load,
+    piece_titles,
+    save_after,
+    saved_line,
+    titled,
+)
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -21,6 +30,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
                    help='inches added to the charge distance (e.g. -2 for Concussive Shells)')
     p.add_argument("--leading", metavar="MODEL",
                    help="leading model id (default: the unit's leading model, or the best one)")
+    add_save(p, "the charge (on its smallest successful roll)")
     p.set_defaults(run=run, text=text)
     return p
 
@@ -39,6 +49,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     out.setdefault("destroys_grass", [])
     out.setdefault("removed", [])
     out["terrain_titles"] = piece_titles(bf, [*out["destroys_grass"], *out["removed"]])
+    pl = out.get("placement") or {}
+    positions = ({out["leading"]: out["end"], **pl.get("positions", {})}
+                 if out["possible"] and out.get("end") is not None else None)
+    save_after(args, out, bf, answer.unit, positions, pl.get("casualties", ()),
+               "the charge cannot succeed")
     return out
 
 
@@ -111,4 +126,5 @@ def text(r: dict[str, Any]) -> str:
                          f'{tier[0]}, {PRIORITY_WORDS.get(tier[0], tier)}')
         for mid in pl["casualties"]:
             lines.append(f"    {r['unit']}/{mid}: casualty — {pl['reasons'].get(mid, '')}")
+    lines.append(saved_line(r, "the charge"))
     return "\n".join(line for line in lines if line)

@@ -1,5 +1,5 @@
 """`tmg coherency FILE UNIT`: is the unit in coherency, and if not, which models fail and why
-(rulebook §4.4; docs/rules.md, coherency links)?"""
+(rulebook §4.4; docs/rules.md#coherency-links)?"""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
            "engaged_with": v.details["engaged_with"]}
     if "leaders_tried" in v.details:
         out["leaders_tried"] = v.details["leaders_tried"]
+    refs = sorted({b for lk in v.details["links"] for b in lk["blocked_by"]})
+    out["titles"] = {ref: bf.title_of(ref) for ref in refs if bf.title_of(ref) != ref}
     return out
 
 
@@ -45,7 +47,9 @@ def text(r: dict[str, Any]) -> str:
     for f in r["failures"]:
         lines.append(f'  {f["model"]}: {f["reason"]}')
     bad = [lk for lk in r["links"] if not lk["ok"]]
+    titles = r.get("titles") or {}
     if bad:
         lines.append("  blocked links: " + "; ".join(
-            f'{lk["a"]}-{lk["b"]} ({", ".join(lk["blocked_by"])})' for lk in bad))
+            f'{lk["a"]}-{lk["b"]} ({", ".join(titles.get(b, b) for b in lk["blocked_by"])})'
+            for lk in bad))
     return "\n".join(lines)

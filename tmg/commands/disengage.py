@@ -8,7 +8,16 @@ from typing import Any
 
 from geom.close_combat import disengage
 
-from ._common import add_file, load, piece_titles, resolve_unit, titled
+from ._common import (
+    add_file,
+    add_save,
+    load,
+    piece_titles,
+    resolve_unit,
+    save_after,
+    saved_line,
+    titled,
+)
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -19,6 +28,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--leading", metavar="MODEL",
                    help="the model that leads the move (default: the unit's recorded leading "
                         "model, else whichever model loses fewest models)")
+    add_save(p, "the disengage (the models that cannot get clear destroyed)")
     p.set_defaults(run=run, text=text)
     return p
 
@@ -35,7 +45,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if ans.possible and ans.leading is not None and ans.end is not None:
         positions = {ref(ans.leading): list(ans.end), **positions}
     clear = list(positions) if ans.leading is not None else [ref(m.id) for m in u.by_id]
-    return {"unit": u.id, "possible": ans.possible,
+    out = {"unit": u.id, "possible": ans.possible,
             "leading": ref(ans.leading) if ans.leading else None,
             "end": list(ans.end) if ans.end else None,
             "path": [list(p) for p in ans.path] if ans.path else None,
@@ -46,6 +56,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "positions": positions, "rule": ans.rule, "reason": ans.reason,
             "destroys_grass": ans.destroys_grass, "removed": ans.removed,
             "terrain_titles": piece_titles(bf, [*ans.destroys_grass, *ans.removed])}
+    # a failed disengage is still an outcome: the unit stays and its leading model is destroyed
+    moved = {m.split("/", 1)[1]: p for m, p in positions.items()} if ans.possible else {}
+    save_after(args, out, bf, u.id, moved, ans.destroyed)
+    return out
 
 
 def text(r: dict[str, Any]) -> str:
@@ -65,4 +79,5 @@ def text(r: dict[str, Any]) -> str:
     for m in r["destroyed"]:
         why = r["destroyed_reasons"].get(m)
         lines.append(f"  destroyed: {m}" + (f" ({why})" if why else ""))
-    return "\n".join(lines)
+    lines.append(saved_line(r, "the disengage"))
+    return "\n".join(line for line in lines if line)

@@ -1,4 +1,4 @@
-"""`tmg distance FILE A B [--within D]` (§3)."""
+"""`tmg distance FILE A B [--within D]` (§4.1, §4.2)."""
 
 from __future__ import annotations
 

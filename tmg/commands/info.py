@@ -1,4 +1,4 @@
-"""`tmg info FILE`: what is on the table, with elevations and effective sizes (§2)."""
+"""`tmg info FILE`: what is on the table, with elevations and effective sizes (§7.1.2)."""
 
 from __future__ import annotations
 

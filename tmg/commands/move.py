@@ -1,5 +1,5 @@
 """`tmg move FILE UNIT/MODEL --to X,Y`: can this model, as the leading model, move there
-(rulebook §4.3, §4.6, §8.5.3; docs/rules.md, gap clearance)?
+(rulebook §4.3, §4.6, §8.5.3; docs/rules.md#gap-clearance)?
 
 Variants: `--towards UNIT` / `--away UNIT` (§4.5, the end is computed; `--to` not needed),
 `--place X` (PLACE X), `--deploy [EDGE]` (§8.5.5, from the owner's entry edge or the named
@@ -21,12 +21,15 @@ from geom.model import Unit
 
 from ._common import (
     add_file,
+    add_save,
     distance_arg,
     load,
     parse_xy,
     piece_titles,
     resolve,
     resolve_model,
+    save_after,
+    saved_line,
     titled,
 )
 
@@ -49,6 +52,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
     g.add_argument("--place", type=distance_arg, metavar="X", help="PLACE X instead of moving")
     g.add_argument("--deploy", nargs="?", const="entry", metavar="EDGE",
                    help="deploy from the entry edge (or south/north/west/east)")
+    add_save(p, "the move (the leading model at its end)")
     p.set_defaults(run=run, text=text)
     return p
 
@@ -62,6 +66,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     out = _answer(bf, args)
     out.setdefault("removed", [])
     out["terrain_titles"] = piece_titles(bf, [*out.get("destroys_grass", []), *out["removed"]])
+    unit, mid = out["model"].split("/", 1)
+    legal = out["legal"] and out.get("to") is not None
+    save_after(args, out, bf, unit, {mid: out["to"]} if legal else None,
+               why_not="the move is not legal")
     return out
 
 
@@ -144,4 +152,5 @@ def text(r: dict[str, Any]) -> str:
         lines.append(f'  removes from the game (LARGE): {titled(r, r["removed"])}')
     if "reach_area" in r:
         lines.append(f'  reach: {r["reach_area"]:.2f} sq in')
-    return "\n".join(lines)
+    lines.append(saved_line(r, "the move"))
+    return "\n".join(line for line in lines if line)

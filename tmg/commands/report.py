@@ -1,5 +1,5 @@
 """`tmg report FILE`: the main job — a short report on a scenario that a judge can read:
-the table, elevations and effective sizes (§2), distances between units (§3), and the
+the table, elevations and effective sizes (§7.1.2), distances between units (§4.1), and the
 verdicts of every capability the engine has (sight, engagement, coherency, markers …)."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
 
 
 def unit_distances(bf: Battlefield, matrix: np.ndarray | None = None) -> list[dict[str, Any]]:
-    """§3: every pair of units, and every unit and marker, nearest base to nearest base."""
+    """§4.1: every pair of units, and every unit and marker, nearest base to nearest base."""
     units = list(bf.units)
     d = matrix if matrix is not None else dist.unit_distance_matrix(units, [*units, *bf.markers])
     out = []
@@ -45,7 +45,7 @@ def unit_distances(bf: Battlefield, matrix: np.ndarray | None = None) -> list[di
 
 
 def sight_between_enemies(bf: Battlefield) -> list[dict[str, Any]]:
-    """§4: for every attacking unit and enemy target unit, who sees whom (one shared context,
+    """§7.1: for every attacking unit and enemy target unit, who sees whom (one shared context,
     so prepared terrain is built once for the whole table)."""
     sights = enemy_unit_sight(bf, SightContext(bf))
     out = []

@@ -1,5 +1,5 @@
 """`tmg template FILE --blast|--flamer --attacker U/M (--target U/M | --at X,Y)` (§8.7.6, §12.8,
-FAQ v1.1 "템플릿과 파급"; docs/rules.md, template sizes).
+FAQ v1.1 "템플릿과 파급"; docs/rules.md#template-sizes).
 
 Template sizes: the data file's PROVISIONAL placeholders, replaced by a scenario's
 `[templates.blast]` / `[templates.flamer]` table and then by `--diameter` / `--length --narrow

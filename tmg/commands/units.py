@@ -21,7 +21,8 @@ _ABILITY_KEYS = ("abilities", "ability_sources", "unmodelled_abilities")
 def register(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("units", help="list the built-in unit catalogue, or show one entry "
                        "with its abilities and their sources")
-    p.add_argument("name", nargs="?", help="unit id, English or Korean name")
+    p.add_argument("name", nargs="?", help="unit id, English or Korean name, or part of one "
+                   "(several entries containing it are listed)")
     p.set_defaults(run=run, text=text)
     return p
 
@@ -54,13 +55,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.name:
         u = catalogue.find(args.name)
         if u is None:
-            raise TmgError(f"unknown unit {args.name!r}", obj=args.name)
+            found = catalogue.search(args.name)
+            if len(found) == 1:
+                u = found[0]
+            elif found:  # several entries contain it: list them, as `tmg units` does
+                return {"units": [_row(u) for u in found], "search": args.name}
+            else:
+                raise TmgError(f"unknown unit {args.name!r}{catalogue.did_you_mean(args.name)}",
+                               obj=args.name)
         return {"unit": u, "abilities": explain_abilities(u),
                 "unmodelled_abilities": u.get("unmodelled_abilities", [])}
-    return {"units": [{k: u.get(k) for k in ("id", "name", "name_ko", "faction", "base_mm",
-                                               "size", "speed", "flying", "large")}
-                      | {"abilities": catalogue_abilities(u)}
-                      for u in catalogue.units()]}
+    return {"units": [_row(u) for u in catalogue.units()]}
+
+
+def _row(u: dict[str, Any]) -> dict[str, Any]:
+    return ({k: u.get(k) for k in ("id", "name", "name_ko", "faction", "base_mm", "size",
+                                   "speed", "flying", "large")}
+            | {"abilities": catalogue_abilities(u)})
 
 
 def _value(v: Any) -> str:
