@@ -4,7 +4,7 @@ A ground unit that is not engaged declares ground target units, rolls 1D6 and ad
 Speed (plus modifiers such as Concussive Shells' −2"): that is the charge distance. The charge
 succeeds when the leading model can legally reach, along a real path no longer than the charge
 distance, a legal charge end (`geom.charge_ends`). A roll r succeeds when Speed + r + modifier
-is at least the shortest such path: exactly enough is enough (docs/rules.md, tolerance).
+is at least the shortest such path: exactly enough is enough (docs/rules.md#tolerance).
 
 **Measured distance.** The charge distance is the length of the leading model's *centre path*
 (`geom.navigator`: gap clearance, around impassable terrain, elevation through access points). A

@@ -3,6 +3,8 @@
 For each surface the leading model could end on (the mat, and every top near enough to the
 targets) the legal centres are an `geom.endset.EndSet`:
 
+(Which conditions a charge's end meets: docs/rules.md#charge-targets.)
+
 - *engaged with every declared target*: one include group per target unit, holding one shape
   per ground model of it. In the open the centres at which two bases are within 1" form a disc
   (two disc bases: radius R + 1" + r) or a convex curve (an oval involved: the Minkowski sum of

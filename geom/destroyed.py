@@ -9,9 +9,9 @@ Tank card's LARGE "대형").
   A Size-0/1 piece that is impassable (keyword IMPASSABLE TERRAIN: no access point to an
   adjacent elevation — so not a ramp or a top with access points), tokens excepted, that the
   leading model's path crosses or any model of the unit ends on, is removed from the game. Such
-  a move may therefore end over it (`geom.end_position`).
+  a move may therefore end over it (`geom.end_position`; docs/rules.md#large).
 
-**Decision (docs/rules.md, crossing a piece):** the leading model's path crosses a piece when the
+**Decision (docs/rules.md#crossing-a-piece):** the leading model's path crosses a piece when the
 area its base sweeps along the path shares area with the footprint — it overlaps it by more
 than the 1e-6" tolerance, exactly as an end position "overlaps" (touching does not cross). The
 end position's base is part of the swept area. The test is exact to rounding: arcs of the path

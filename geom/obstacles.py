@@ -15,7 +15,7 @@ The obstacles a moving GROUND leading model must keep clear of, as shapes for it
 
 The table edges are the free space's box (`geom.freespace`), not obstacles.
 
-**Decision (docs/rules.md, gap clearance; §4.6):** the centre keeps at least half the required
+**Decision (docs/rules.md#gap-clearance; §4.6):** the centre keeps at least half the required
 gap width, `c = gap/2` (0.5" for Size ≤2, 1.5" for Size ≥3 or LARGE), from every obstacle, so
 a passage between two obstacles is usable exactly when they are at least `gap` apart. Every
 obstacle is a *core* (a polygon, a polyline for a top's edge, or a point for a disc base) grown
@@ -32,13 +32,13 @@ are walls.
 
 **Connected tops (FAQ: ground units move only between connected high grounds).** Two tops of
 the same elevation level whose footprints touch or overlap (within 1e-6") are connected
-(docs/rules.md, connected tops): the part of a top's edge that lies on a connected top is no
+(docs/rules.md#connected-tops): the part of a top's edge that lies on a connected top is no
 wall, so a move crosses the shared edge without an access point.
 
 **Raptor variant (랩터 변종 card text: "may cross impassable terrain of Size 4 or less and change
 elevation without access points").** For a unit with it, terrain whose own Size is 4 or less is
 no obstacle, and neither is the edge of a top of Size 4 or less (it climbs on and off anywhere);
-pieces of Size 5+ and the edges of such tops stay walls (docs/rules.md, Raptor variant). It is
+pieces of Size 5+ and the edges of such tops stay walls (docs/rules.md#raptor-variant). It is
 no FORCE FIELD exception (FAQ: "역장은 크기 2 이하인 유닛이 가로지르지 못하게 명시"): a Raptor (Size 1)
 is still stopped by force fields. Its end positions are judged as everyone's
 (`geom.end_position`): it may not end overlapping a wall it has crossed.
@@ -77,7 +77,8 @@ class Obstacle:
 
 
 def is_level(p: TerrainPiece) -> bool:
-    """A standable piece that is an elevation of its own (see module docstring)."""
+    """A standable piece that is an elevation of its own (see module docstring;
+    docs/rules.md#low-tops)."""
     return p.can_stand_on and (p.is_ramp or bool(p.access_points) or p.size >= 2)
 
 
