@@ -90,6 +90,10 @@ class Question:
         """`lower_bound` at many points (n, 2) at once."""
         return np.array([self.lower_bound(float(x), float(y)) for x, y in xy])
 
+    def bound_key(self) -> object:
+        """Equal for questions with the same `lower_bound` (None: never assumed equal)."""
+        return ("none",) if type(self).lower_bound is Question.lower_bound else None
+
     def accept(self, s: Search | None, t: Terminals, i: int, path: Path) -> bool:
         """A last check of terminal i, given the path that reaches it."""
         return True
@@ -157,7 +161,11 @@ class Search:
                                                    for i, p in enumerate(self.starts)}
         self.where: dict[int, tuple[int, float]] = {}  # key → (circle, rel)
         self._best: dict[int, float] = {}
+        # graph nodes, keyed by cost + the question's lower bound; and the terminals of the
+        # question being asked (popped together in one order: the smaller head first)
         self._heap: list[tuple[float, float, int, int, int, float, int]] = []
+        self._theap: list[tuple[float, float, int, int, int, float, int]] = []
+        self._bound_key: object = None
         self._views: dict[int, _View] = {}
         self._settled_on: dict[int, list[int]] = {}
         self._q: Question = Question()
@@ -210,9 +218,9 @@ class Search:
                 self._best[key] = g
             x, y = self.xy[key]
             f = g + self._q.lower_bound(x, y)
+            heapq.heappush(self._heap, (f, g, key, pred, kind, sweep, tag))
         else:
-            f = g
-        heapq.heappush(self._heap, (f, g, key, pred, kind, sweep, tag))
+            heapq.heappush(self._theap, (g, g, key, pred, kind, sweep, tag))
 
     def _view(self, k: int) -> _View:
         v = self._views.get(k)
@@ -359,7 +367,7 @@ class Search:
         c = cost.tolist()
         entries = list(zip(c, c, keys.tolist(), preds.tolist(), itertools.repeat(TERM),
                            sweeps.tolist(), itertools.repeat(ti), strict=False))
-        heap = self._heap
+        heap = self._theap
         if len(entries) * 8 > len(heap):
             heap.extend(entries)
             heapq.heapify(heap)
@@ -370,15 +378,19 @@ class Search:
     def ask(self, q: Question, bound: float = math.inf) -> Found | None:
         """The cheapest terminal of question `q` costing less than `bound`, or None."""
         self._q = q
-        cost = self.cost
-        left = [e for e in self._heap if e[4] != TERM and e[2] not in cost]
-        if left:  # the frontier, re-keyed with this question's lower bound
-            xy = self.xy
-            f = (np.array([e[1] for e in left])
-                 + q.lower_bounds(np.array([xy[e[2]] for e in left]))).tolist()
-            left = [(fi, *e[1:]) for fi, e in zip(f, left, strict=True)]
-        heapq.heapify(left)
-        self._heap = left
+        self._theap = []
+        bk = q.bound_key()
+        if bk is None or bk != self._bound_key:  # the frontier, re-keyed with q's lower bound
+            cost = self.cost
+            left = [e for e in self._heap if e[2] not in cost]
+            if left:
+                xy = self.xy
+                f = (np.array([e[1] for e in left])
+                     + q.lower_bounds(np.array([xy[e[2]] for e in left]))).tolist()
+                left = [(fi, *e[1:]) for fi, e in zip(f, left, strict=True)]
+            heapq.heapify(left)
+            self._heap = left
+            self._bound_key = bk
         self._bound = bound
         st = q.start_terminals(self)
         if st is not None and len(st):
@@ -412,12 +424,12 @@ class Search:
         self.ask(Question(), bound)
 
     def _run(self, bound: float) -> Found | None:
-        heap, graph = self._heap, self.graph
-        while heap:
-            f, g, key, pred, kind, sweep, tag = heapq.heappop(heap)
-            if f >= bound:
-                heapq.heappush(heap, (f, g, key, pred, kind, sweep, tag))
+        heap, theap, graph = self._heap, self._theap, self.graph
+        while heap or theap:
+            src = theap if theap and (not heap or theap[0] < heap[0]) else heap
+            if src[0][0] >= bound:
                 return None
+            f, g, key, pred, kind, sweep, tag = heapq.heappop(src)
             if kind == TERM:
                 found = self._terminal_run((f, g, key, pred, kind, sweep, tag), bound)
                 if found is not None:
@@ -443,10 +455,11 @@ class Search:
                       bound: float) -> Found | None:
         """Terminals that come off the heap one after another are tested together (their
         legs in one clearance query); the first clear, accepted one in heap order wins."""
-        heap = self._heap
+        heap, theap = self._heap, self._theap
         run = [first]
-        while heap and heap[0][4] == TERM and heap[0][0] < bound and len(run) < 256:
-            run.append(heapq.heappop(heap))
+        while theap and theap[0][0] < bound and (not heap or theap[0] < heap[0]) \
+                and len(run) < 256:
+            run.append(heapq.heappop(theap))
         dep = np.empty((len(run), 2))
         end = np.empty((len(run), 2))
         for n, (_, _, key, _, _, _, ti) in enumerate(run):
@@ -584,6 +597,9 @@ class FixedEnds(Question):
         if len(self.points) == 1:
             return math.hypot(self.points[0, 0] - x, self.points[0, 1] - y)
         return float(np.min(np.hypot(self.points[:, 0] - x, self.points[:, 1] - y)))
+
+    def bound_key(self) -> object:
+        return ("points", self.points.tobytes())
 
     def lower_bounds(self, xy: Arr) -> Arr:
         p = self.points

@@ -180,6 +180,9 @@ class EndQuestion(Question):
             best = min(best, math.hypot(max(x0 - x, 0.0, x - x1), max(y0 - y, 0.0, y - y1)))
         return best
 
+    def bound_key(self) -> object:
+        return ("windows", tuple(t.window for t in self.targets))
+
     def lower_bounds(self, xy: Arr) -> Arr:
         x, y = xy[:, 0], xy[:, 1]
         best = np.full(len(xy), math.inf)
