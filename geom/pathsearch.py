@@ -117,6 +117,10 @@ class _View:
     terms: Terminals | None = None
     ti: int = -1
     by_interval: dict[int, NDArray[np.int64]] = field(default_factory=dict)
+    # the last terminals placed between this circle's nodes (the nodes never change)
+    placed: Terminals | None = None
+    placed_ti: int = -1
+    placed_by: dict[int, NDArray[np.int64]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -263,10 +267,14 @@ class Search:
             v.terms, v.by_interval = None, {}
             return
         t = self._q.circle_terminals(self, k)
+        if t is not None and t is v.placed:  # a kept question's terminals, placed already
+            v.terms, v.by_interval, v.ti = t, v.placed_by, v.placed_ti
+            return
         v.terms, v.by_interval = t, {}
         if t is None or not len(t) or not len(v.rel):
             return
         v.ti = self._register(t)
+        v.placed, v.placed_ti, v.placed_by = t, v.ti, v.by_interval
         iv = np.searchsorted(v.rel, t.dep_rel, side="right") - 1
         if v.full:
             iv = np.where(iv < 0, len(v.rel) - 1, iv)
