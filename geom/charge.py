@@ -489,13 +489,16 @@ def _why_no_end(er: EndRegion, tids: list[str]) -> str:
 
 def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
                 targets: Sequence[Unit], ce: ChargeEnds, shortest: EndPath, allowance: float,
-                prepared: EndQuestion | None = None, memo: EndMemo | None = None
-                ) -> tuple[EndPath, str, EndPath | None]:
+                prepared: EndQuestion | None = None, memo: EndMemo | None = None,
+                bounded: bool = True) -> tuple[EndPath, str, EndPath | None]:
     """Where the leading model goes with `allowance` inches (§8.7.7 step 4): base contact with a
     target model if it can reach one, else as close as possible to the targets within 1".
     Every question is asked of the search that measured the charge, and narrows the ends it
     was asked about (`prepared`, when it was asked on `nav`): their pieces and crossings are
-    not prepared again. Also the shortest path into base contact (None if there is none)."""
+    not prepared again. Also the shortest path into base contact (None if there is none).
+    With `bounded` (the default) a step that only needs to know whether the allowance reaches
+    is asked under a bound, or settled by the straight-line gap; `bounded=False` measures every
+    step (the reference)."""
     accept, pacc = end_checks(bf, unit, lead, targets, ce, memo)
     steps = None if needs_stepped_ends(nav, lead, ce) else ()
     base = prepared if prepared is not None and prepared.nav is nav else None
@@ -536,11 +539,11 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
         # ask for paths under it (a shortest one over it is then not measured); and the ends
         # within d hold those within lo, so the path is no longer than at lo (exact searches:
         # not so for sampled stepped ends)
-        under = allowance + 2 * TOLERANCE if hi - d <= CLOSE_TOL else math.inf
-        if steps == ():
+        under = allowance + 2 * TOLERANCE if bounded and hi - d <= CLOSE_TOL else math.inf
+        if bounded and steps == ():
             under = min(under, at_lo + TOLERANCE)
         groups = [contact_shapes(lead, [t], d) for t in targets]
-        got = None if straight_gap(lead.at, groups) >= under else \
+        got = None if bounded and straight_gap(lead.at, groups) >= under else \
             path_to_ends(nav, lead.at, ends(groups), accept=accept, path_accept=pacc,
                          stepped=steps, certify=False, bound=under)
         f = (got.path.length if got is not None else math.inf) - allowance

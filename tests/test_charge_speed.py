@@ -20,11 +20,11 @@ from shapely import affinity
 from shapely.geometry import LineString, box
 from shapely.geometry import Point as SPoint
 
-from geom.charge import end_checks, measure
+from geom.charge import end_checks, measure, roll_table, suggest_end
 from geom.charge_ends import charge_ends
 from geom.endset import Curve, Disc, EndSet, Framed, Grown
 from geom.model import Ellipse
-from geom.navigator import Navigator
+from geom.navigator import Navigator, navigator_for
 from geom.region_path import path_to_ends
 
 from .test_charge import scenes
@@ -128,3 +128,27 @@ def test_batched_membership_agrees_with_one_shape_at_a_time(seed: int) -> None:
     narrow = EndSet(es.box, include[:1], exclude, closed)
     both = narrow.contains(P) & narrow.in_groups(groups, P)
     assert (both == ref).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(scenes(), st.sampled_from([-2.0, 0.0, 1.0, 2.0]))
+def test_bounded_close_steps_agree_with_measuring_every_step(bf, modifier) -> None:
+    """The "as close as possible" end found with bounded steps (and the straight-line gap) is
+    the one found by measuring every step."""
+    us = bf.unit("us")
+    targets = [bf.unit("foe")]
+    got = measure(bf, us, list(us.models), targets, 4.0, modifier)
+    if got.found is None:
+        return
+    rolls = roll_table(4.0, modifier, got.found.path.length)
+    if rolls.min_roll is None:
+        return
+    allowance = 4.0 + rolls.min_roll + modifier
+    nav = navigator_for(bf, us)
+    answers = [suggest_end(bf, us, nav, got.lead, targets, got.ends, got.found, allowance,
+                           got.question, bounded=b) for b in (True, False)]
+    (fast, how_f, c_f), (slow, how_s, c_s) = answers
+    assert how_f == how_s
+    assert fast.end == slow.end
+    assert fast.path.length == slow.path.length
+    _same(c_f, c_s)
