@@ -4,7 +4,8 @@
 Circles, segments and convex curves (`geom.endset.Primitives`): their crossings in closed form
 for circles and segments, and for curves by sampling the normal angle ψ and bisecting every sign
 change to 1e-13 rad (`curve_roots_rows`, many functions at once); the points of each piece
-nearest to a point (`feet`); and the points of a set nearest to a point (`nearest_members`).
+nearest to a point (`feet`); the points of a set nearest to a point (`nearest_members`); and
+the last legs that leave a corner circle towards the pieces (`legs_from_circle`).
 """
 
 from __future__ import annotations
@@ -397,3 +398,86 @@ def ray_legs(o: Arr, rho: float, circles: Arr, p: Primitives) -> tuple[Arr, Arr]
     u = v / L[:, None]
     k, x = ray_crossings(tp, u, p)
     return np.vstack([dep, dep[k]]), np.vstack([tp, x])
+
+
+def legs_from_circle(o: Arr, rho: float, p: Primitives, verts: Arr,
+                      rays: Arr | None = None) -> tuple[Arr, Arr, NDArray[np.bool_]]:
+    """Departure points on circle (o, rho) and ends of the legs that leave it tangentially and
+    may be shortest (see `geom.region_path`). `fresh`: the end still needs a membership
+    test (the crossing points `verts` passed it already)."""
+    deps: list[Arr] = []
+    ends: list[Arr] = []
+    fresh: list[NDArray[np.bool_]] = []
+
+    def add(d: Arr, e: Arr, new: bool) -> None:
+        deps.append(d)
+        ends.append(e)
+        fresh.append(np.full(len(e), new))
+
+    if len(verts):  # tangents from the crossing points
+        d = verts - o
+        D = np.hypot(d[:, 0], d[:, 1])
+        ok = D > rho + 1e-9
+        phi = np.arctan2(d[ok, 1], d[ok, 0])
+        a = np.arccos(np.clip(rho / D[ok], -1, 1))
+        for sgn in (1.0, -1.0):
+            add(o + rho * np.column_stack((np.cos(phi + sgn * a), np.sin(phi + sgn * a))),
+                verts[ok], False)
+        on = np.abs(D - rho) <= 1e-9
+        add(verts[on], verts[on], False)
+    sg = p.segments
+    if len(sg):  # legs square to a segment
+        p0, dv = sg[:, :2], sg[:, 2:] - sg[:, :2]
+        L = np.hypot(dv[:, 0], dv[:, 1])
+        good = L > 1e-12
+        p0, dv, L = p0[good], dv[good], L[good]
+        u = dv / L[:, None]
+        for sgn in (1.0, -1.0):
+            dep = o + sgn * rho * u
+            t = ((dep - p0) * u).sum(axis=1)
+            inside = (t >= -1e-9) & (t <= L + 1e-9)
+            add(dep[inside], (p0 + t[:, None] * u)[inside], True)
+        cs = circle_segment(np.array([[o[0], o[1], rho]]), sg)
+        add(cs, cs, True)
+    c = p.circles
+    if len(c):  # legs along a line through a circle's centre
+        d = c[:, :2] - o
+        D = np.hypot(d[:, 0], d[:, 1])
+        ok = D > rho + 1e-9
+        q, sig, D = c[ok, :2], c[ok, 2], D[ok]
+        phi = np.arctan2(q[:, 1] - o[1], q[:, 0] - o[0])
+        a = np.arccos(np.clip(rho / D, -1, 1))
+        for sgn in (1.0, -1.0):
+            dep = o + rho * np.column_stack((np.cos(phi + sgn * a), np.sin(phi + sgn * a)))
+            w = dep - q
+            w = w / np.maximum(np.hypot(w[:, 0], w[:, 1]), 1e-300)[:, None]
+            for side in (1.0, -1.0):
+                add(dep, q + side * sig[:, None] * w, True)
+        cc = circle_circle(np.array([[o[0], o[1], rho]]), c)
+        add(cc, cc, True)
+    if p.curves:  # legs along a curve's normal, tangent to the circle: all curves at once
+        cvs = [cv for cv in p.curves for _ in (0, 1)]
+        offset = np.tile([rho, -rho], len(p.curves))[:, None]
+
+        def f(t: Arr) -> Arr:
+            zx, zy = support_many(cvs, t)
+            return np.cos(t) * (o[1] - zy) - np.sin(t) * (o[0] - zx) - offset
+
+        rows, psi = curve_roots_rows(f, len(cvs))
+        if len(rows):
+            zx, zy = support_many([cvs[r] for r in rows], psi[:, None])
+            z = np.column_stack((zx[:, 0], zy[:, 0]))
+            n = np.column_stack((np.cos(psi), np.sin(psi)))
+            add(z + ((o - z) * n).sum(axis=1)[:, None] * n, z, True)
+        circ = Primitives(circles=np.array([[o[0], o[1], rho]]))
+        for cv in p.curves:
+            bx0, by0, bx1, by1 = shape_bounds(cv)
+            if bx0 - rho <= o[0] <= bx1 + rho and by0 - rho <= o[1] <= by1 + rho:
+                cx = curve_crossings(cv, circ)
+                add(cx, cx, True)
+    if rays is not None and len(rays):  # legs tangent to the circles of `rays`
+        rd, re = ray_legs(o, rho, rays, p)
+        add(rd, re, True)
+    if not ends:
+        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, dtype=bool)
+    return np.vstack(deps), np.vstack(ends), np.concatenate(fresh)

@@ -32,15 +32,11 @@ from shapely.geometry import box as sbox
 from shapely.geometry.base import BaseGeometry
 
 from .crossings import (
-    circle_circle,
-    circle_segment,
     cross_vertices,
-    curve_crossings,
-    curve_roots_rows,
     feet,
+    legs_from_circle,
     nearest_members,
     ray_legs,
-    support_many,
     vertices,
 )
 from .endset import (
@@ -52,14 +48,14 @@ from .endset import (
     box_primitives,
     clip,
     grown_primitives,
-    shape_bounds,
     shape_primitives,
 )
 from .freespace import in_cone
 from .model import Model, Point
 from .navigator import Navigator, _xy
 from .paths import EXACT_BOUND, Path, Segment, joined
-from .pathsearch import FixedEnds, Question, Search, Terminals, straight_first
+from .pathsearch import FixedEnds, Question, Search, Terminals
+from .straight_legs import straight_first
 
 STEP_SAMPLE = 0.05       # spacing of sampled stepped ends on the boundary
 STEP_SAMPLES_MAX = 400
@@ -253,7 +249,7 @@ class EndQuestion(Question):
         rho = float(C.r[k])
         deps, ends, tags = [], [], []
         for ti, t in enumerate(self.targets):
-            d, e, fresh = _legs_from_circle(o, rho, t.prims, t.verts, t.rays)
+            d, e, fresh = legs_from_circle(o, rho, t.prims, t.verts, t.rays)
             if not len(e):
                 continue
             ok = np.ones(len(e), dtype=bool)
@@ -276,89 +272,6 @@ class EndQuestion(Question):
         if not ok.any():
             return None
         return Terminals(dep[ok], end[ok], np.zeros(int(ok.sum())), tag[ok], k, rel[ok])
-
-
-def _legs_from_circle(o: Arr, rho: float, p: Primitives, verts: Arr,
-                      rays: Arr | None = None) -> tuple[Arr, Arr, NDArray[np.bool_]]:
-    """Departure points on circle (o, rho) and ends of the legs that leave it tangentially and
-    may be shortest (see the module docstring). `fresh`: the end still needs a membership
-    test (the crossing points `verts` passed it already)."""
-    deps: list[Arr] = []
-    ends: list[Arr] = []
-    fresh: list[NDArray[np.bool_]] = []
-
-    def add(d: Arr, e: Arr, new: bool) -> None:
-        deps.append(d)
-        ends.append(e)
-        fresh.append(np.full(len(e), new))
-
-    if len(verts):  # tangents from the crossing points
-        d = verts - o
-        D = np.hypot(d[:, 0], d[:, 1])
-        ok = D > rho + 1e-9
-        phi = np.arctan2(d[ok, 1], d[ok, 0])
-        a = np.arccos(np.clip(rho / D[ok], -1, 1))
-        for sgn in (1.0, -1.0):
-            add(o + rho * np.column_stack((np.cos(phi + sgn * a), np.sin(phi + sgn * a))),
-                verts[ok], False)
-        on = np.abs(D - rho) <= 1e-9
-        add(verts[on], verts[on], False)
-    sg = p.segments
-    if len(sg):  # legs square to a segment
-        p0, dv = sg[:, :2], sg[:, 2:] - sg[:, :2]
-        L = np.hypot(dv[:, 0], dv[:, 1])
-        good = L > 1e-12
-        p0, dv, L = p0[good], dv[good], L[good]
-        u = dv / L[:, None]
-        for sgn in (1.0, -1.0):
-            dep = o + sgn * rho * u
-            t = ((dep - p0) * u).sum(axis=1)
-            inside = (t >= -1e-9) & (t <= L + 1e-9)
-            add(dep[inside], (p0 + t[:, None] * u)[inside], True)
-        cs = circle_segment(np.array([[o[0], o[1], rho]]), sg)
-        add(cs, cs, True)
-    c = p.circles
-    if len(c):  # legs along a line through a circle's centre
-        d = c[:, :2] - o
-        D = np.hypot(d[:, 0], d[:, 1])
-        ok = D > rho + 1e-9
-        q, sig, D = c[ok, :2], c[ok, 2], D[ok]
-        phi = np.arctan2(q[:, 1] - o[1], q[:, 0] - o[0])
-        a = np.arccos(np.clip(rho / D, -1, 1))
-        for sgn in (1.0, -1.0):
-            dep = o + rho * np.column_stack((np.cos(phi + sgn * a), np.sin(phi + sgn * a)))
-            w = dep - q
-            w = w / np.maximum(np.hypot(w[:, 0], w[:, 1]), 1e-300)[:, None]
-            for side in (1.0, -1.0):
-                add(dep, q + side * sig[:, None] * w, True)
-        cc = circle_circle(np.array([[o[0], o[1], rho]]), c)
-        add(cc, cc, True)
-    if p.curves:  # legs along a curve's normal, tangent to the circle: all curves at once
-        cvs = [cv for cv in p.curves for _ in (0, 1)]
-        offset = np.tile([rho, -rho], len(p.curves))[:, None]
-
-        def f(t: Arr) -> Arr:
-            zx, zy = support_many(cvs, t)
-            return np.cos(t) * (o[1] - zy) - np.sin(t) * (o[0] - zx) - offset
-
-        rows, psi = curve_roots_rows(f, len(cvs))
-        if len(rows):
-            zx, zy = support_many([cvs[r] for r in rows], psi[:, None])
-            z = np.column_stack((zx[:, 0], zy[:, 0]))
-            n = np.column_stack((np.cos(psi), np.sin(psi)))
-            add(z + ((o - z) * n).sum(axis=1)[:, None] * n, z, True)
-        circ = Primitives(circles=np.array([[o[0], o[1], rho]]))
-        for cv in p.curves:
-            bx0, by0, bx1, by1 = shape_bounds(cv)
-            if bx0 - rho <= o[0] <= bx1 + rho and by0 - rho <= o[1] <= by1 + rho:
-                cx = curve_crossings(cv, circ)
-                add(cx, cx, True)
-    if rays is not None and len(rays):  # legs tangent to the circles of `rays`
-        rd, re = ray_legs(o, rho, rays, p)
-        add(rd, re, True)
-    if not ends:
-        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, dtype=bool)
-    return np.vstack(deps), np.vstack(ends), np.concatenate(fresh)
 
 
 # --------------------------------------------------------------------------- the answers
@@ -391,7 +304,7 @@ def path_to_ends(nav: Navigator, start: Point | Sequence[Point],
     sets; empty: none). A prepared `EndQuestion` (for the same navigator) may stand for the
     end sets. `path_accept` judges an end with the path that reaches it. With `fast`, a
     straight leg that decides the question is taken without a search
-    (`geom.pathsearch.straight_first`; `fast=False`: always the search, the reference)."""
+    (`geom.straight_legs.straight_first`; `fast=False`: always the search, the reference)."""
     raw = [start] if isinstance(start[0], int | float) else list(start)  # type: ignore[list-item]
     starts = [_xy(p) for p in raw]  # type: ignore[arg-type]
     if isinstance(ends, EndQuestion):

@@ -1,7 +1,7 @@
 """The charge's shortcuts agree with the plain search they stand in for (§8.7.7: the charge is
 measured along the shortest legal path to a legal end).
 
-`geom.pathsearch.straight_first` answers a question without a search when the cheapest straight
+`geom.straight_legs.straight_first` answers a question without a search when the cheapest straight
 leg decides it; `path_to_ends(fast=False)` always searches. On random tables (walls across the
 way, undeclared enemies, several starts, bounds) both give the same shortest distance, and both
 say "nothing under the bound" together. The batched membership test of end sets
