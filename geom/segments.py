@@ -287,6 +287,31 @@ def corridor(obs: PreparedObstacles, a: Ellipse, b: Ellipse,
     return hit if rows is None else hit[np.isin(hit, rows)]
 
 
+def open_disc_segment(a: Ellipse, b: Ellipse, max_length: float | None
+                      ) -> tuple[bool, tuple[Point, Point] | None]:
+    """Two discs with no obstacle between them: (decided, witness) as `search_jobs` answers,
+    without its machinery — the nearest-points segment (with a bound), the centre-to-centre
+    segment (without), None when the bound is not met; not decided when the discs touch or
+    overlap, which the full search settles with its own witness.
+
+    >>> open_disc_segment(Ellipse(0, 0, 1, 1), Ellipse(3, 0, 1, 1), 1.0)
+    (True, ((1.0, 0.0), (2.0, 0.0)))
+    >>> open_disc_segment(Ellipse(0, 0, 1, 1), Ellipse(3.5, 0, 1, 1), 1.0)
+    (True, None)
+    """
+    vx, vy = b.cx - a.cx, b.cy - a.cy
+    cd = float(np.hypot(vx, vy))  # as `_first_segments` computes it, to the last bit
+    gap = max(cd - a.a - b.a, 0.0)
+    if gap <= 1e-9:
+        return False, None
+    if max_length is None:
+        return True, (a.centre, b.centre)
+    if gap > max_length + TOLERANCE:
+        return True, None
+    ux, uy = vx / cd, vy / cd
+    return True, ((a.cx + a.a * ux, a.cy + a.a * uy), (b.cx - b.a * ux, b.cy - b.a * uy))
+
+
 def search_clear_segment(a: Ellipse, b: Ellipse,
                          obstacles: PreparedObstacles | Sequence[BaseGeometry],
                          max_length: float | None = None,
@@ -295,6 +320,10 @@ def search_clear_segment(a: Ellipse, b: Ellipse,
     obs = obstacles if isinstance(obstacles, PreparedObstacles) else PreparedObstacles.build(
         list(obstacles))
     near = corridor(obs, a, b, rows)
+    if not len(near) and a.is_disc and b.is_disc:
+        decided, w = open_disc_segment(a, b, max_length)
+        if decided:
+            return SegmentSearch(w, ())
     res = search_jobs(Frames.of([a]), Frames.of([b]), obs, np.array([0, len(near)]), near,
                       max_length)
     w = None if not res.clear[0] else as_tuple(res.witness[0])

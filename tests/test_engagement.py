@@ -254,3 +254,27 @@ def test_docstring_examples():
     import geom.engagement
     for mod in (geom.engagement, geom.charge, geom.close_combat):
         assert doctest.testmod(mod).failed == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 20), st.floats(0, 20), st.floats(0.05, 4),
+                          st.floats(0.05, 4), st.integers(2, 5)), min_size=1, max_size=12),
+       st.floats(2, 18), st.floats(2, 18), st.floats(0, 2 * math.pi), st.floats(0, 1.2),
+       st.sampled_from([Base.from_mm(32), Base.from_mm((100, 40))]), st.floats(0, 180))
+def test_blocking_pieces_box_filter_drops_nothing_within_reach(boxes, x, y, angle, gap, base,
+                                                              turn):
+    # the bounding-box prefilter is conservative: the pieces within 1" of both bases are
+    # exactly those a distance to every piece finds
+    from geom import bases
+    from geom.engagement import blocking_pieces
+    pieces = tuple(TerrainPiece(f"p{i}", s, box(x0, y0, x0 + w, y0 + h))
+                   for i, (x0, y0, w, h, s) in enumerate(boxes))
+    a = mdl("a", "u", "red", (x, y), base=base, angle=turn)
+    d = 2 * max(base.a, base.b) + gap
+    b = mdl("b", "v", "blue", (x + d * math.cos(angle), y + d * math.sin(angle)), base=base)
+    bf = field(*pieces, units=())
+    got = [p.id for p in blocking_pieces(bf, a, b)]
+    ref = [p.id for p in pieces
+           if max(bases.ellipse_geometry_distance(m.ellipse, p.footprint) for m in (a, b))
+           <= 1.0 + 1e-6]
+    assert got == ref

@@ -392,3 +392,24 @@ def test_batch_search_agrees_with_one_by_one_and_the_sampler():
                 assert witness_ok(a, b, seg, obs, bound), (k, bound)
             elif k % 4 == 0:  # the sampler on a quarter of the blocked jobs keeps the test quick
                 assert brute_force(a, b, obs, 12, max_length=bound) is None, (k, bound)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(0.3, 3), st.floats(0.3, 3), st.floats(0, 6), st.floats(0, 2 * math.pi),
+       st.one_of(st.none(), st.floats(0, 2)))
+def test_open_disc_segment_is_what_the_full_search_answers(ra, rb, d, angle, bound):
+    # the shortcut for two discs with nothing between them gives the full search's witness,
+    # to the last bit, or leaves the pair to it (touching or overlapping bases)
+    from geom.segments import PreparedObstacles, open_disc_segment, search_jobs
+    from geom.tangents import Frames
+
+    a = Ellipse(10.0, 10.0, ra, ra)
+    b = Ellipse(10.0 + d * math.cos(angle), 10.0 + d * math.sin(angle), rb, rb)
+    decided, fast = open_disc_segment(a, b, bound)
+    res = search_jobs(Frames.of([a]), Frames.of([b]), PreparedObstacles.build([]),
+                      np.array([0, 0]), np.zeros(0, dtype=np.int64), bound)
+    full = tuple(map(tuple, res.witness[0])) if res.clear[0] else None
+    if not decided:
+        assert math.hypot(b.cx - a.cx, b.cy - a.cy) - ra - rb <= 1e-9
+    else:
+        assert fast == full
