@@ -176,8 +176,16 @@ def declared_targets(bf: Battlefield, unit: Unit, target_ids: Sequence[str]
 
 
 def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: float = 0.0,
-           leading: str | None = None, *, place: bool = True) -> ChargeAnswer:
-    """Answer a charge declaration (§8.7.7). See the module docstring for the guarantees."""
+           leading: str | None = None, *, place: bool = True,
+           roll: int | None = None) -> ChargeAnswer:
+    """Answer a charge declaration (§8.7.7). See the module docstring for the guarantees.
+
+    `roll`: the D6 rolled. The answer then says whether that roll succeeds (`roll_succeeds`)
+    and, when it does, the end, path and placement are those of that charge distance — the
+    leading model in base contact when that distance reaches it (§8.7.7 step 4), not merely
+    the smallest roll's end. A roll that fails leaves the unit where it is (step 3)."""
+    if roll is not None and roll not in D6:
+        raise TmgError(f"a D6 roll is 1 to 6, got {roll!r}", obj=unit_id, field="roll")
     unit = bf.unit(unit_id)
     targets, bad = declared_targets(bf, unit, target_ids)
     tids = [t.id for t in targets]
@@ -247,6 +255,19 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
                             f"best roll gives only Speed {speed:g} + 6 {_signed(modifier)} = "
                             f'{speed + 6 + modifier:g}"', leading=lead.id, details=details)
     allowance = speed + rolls.min_roll + modifier
+    if roll is not None:
+        details["roll"] = roll
+        details["roll_distance"] = speed + roll + modifier
+        details["roll_succeeds"] = roll in rolls.successes
+        if roll not in rolls.successes:
+            return ChargeAnswer(
+                unit.id, tids, modifier, speed, True, dist, rolls.min_roll, rolls.probability,
+                found.end, list(found.path.points), RULE,
+                f"{lead.ref} needs {_inches(dist)} to reach a legal end engaged with "
+                f"{', '.join(tids)}: {roll_words(speed, modifier, rolls)}; the roll of {roll} "
+                f'gives {_inches(speed + roll + modifier)}: the charge FAILS and the unit does '
+                "not move (§8.7.7 step 3)", leading=lead.id, details=details)
+        allowance = speed + roll + modifier
     nav = navigator_for(bf, unit)
     end_path, how, contact = suggest_end(bf, unit, nav, lead, targets, best.ends, found,
                                          allowance, best.question, memo)
@@ -272,8 +293,10 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
         removed |= set(more.removed)
     details["destroys_grass"] = [p.id for p in bf.terrain if p.id in grass]
     details["removed"] = [p.id for p in bf.terrain if p.id in removed]
+    rolled = (f"; the roll of {roll} gives {_inches(allowance)}: the charge succeeds"
+              if roll is not None else "")
     reason = (f"{lead.ref} needs {_inches(dist)} to reach a legal end engaged with "
-              f"{', '.join(tids)}: {roll_words(speed, modifier, rolls)}"
+              f"{', '.join(tids)}: {roll_words(speed, modifier, rolls)}{rolled}"
               + destroyed_words(bf, details["destroys_grass"], details["removed"]))
     return ChargeAnswer(unit.id, tids, modifier, speed, True, dist, rolls.min_roll,
                         rolls.probability, end_path.end, list(end_path.path.points), RULE,

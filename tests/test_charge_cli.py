@@ -74,3 +74,26 @@ def test_engaged_json(capsys, examples):
 def test_engaged_rejects_markers(capsys, examples):
     assert main(["engaged", str(examples / "roach-charge.toml"), "roaches", "10,10"]) == 2
     assert "expected a model" in capsys.readouterr().err
+
+
+def test_8_7_7_the_roll_decides_the_end(capsys, examples):
+    # the worked example: 7" needed under Concussive Shells (−2"); base contact is 8" away.
+    # A 5 reaches 7" exactly (ends 1" from the marauder), a 6 reaches 8" exactly: step 4
+    # puts the leading model in base contact; a 4 fails and the unit does not move (step 3)
+    f = str(examples / "roach-charge.toml")
+
+    def ask(roll):
+        assert main(["charge", f, "roaches", "--targets", "marauder", "--modifier", "-2",
+                     "--roll", str(roll), "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    five, six, four = ask(5), ask(6), ask(4)
+    assert five["roll_succeeds"] and five["roll_distance"] == 7
+    assert five["end"] == [17.0, 18.0] and five["end_check"]["ok"]
+    assert six["roll_succeeds"] and six["end_kind"] == "base contact"
+    assert six["end_path_length"] == pytest.approx(8.0, abs=1e-6)
+    assert six["end"] == pytest.approx([18.0, 18.0], abs=1e-6)
+    assert not four["roll_succeeds"] and "FAILS" in four["reason"] and "placement" not in four
+    assert four["min_roll"] == five["min_roll"] == six["min_roll"] == 5
+    assert main(["charge", f, "roaches", "--targets", "marauder", "--roll", "7"]) == 2
+    assert "--roll" in capsys.readouterr().err

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
@@ -227,3 +227,33 @@ def test_worked_example_multi_charge_through_grass() -> None:
     assert "shrubs" in both.details["destroys_grass"]
     alone = charge(bf, "lings", ["marines"], place=False)
     assert alone.min_distance < both.min_distance
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.floats(5.0, 9.5), st.sampled_from([32, 40, HYDRA]), st.sampled_from([25, 50, HYDRA]),
+       st.floats(0, 2 * math.pi), st.booleans())
+@example(7.0, 32, 25, 0.0, False)  # base contact 8" away: rolls 4-6 end in it, 3 does not
+def test_8_7_7_each_roll_ends_within_its_distance_and_in_contact_when_it_reaches(
+        need, mover_mm, target_mm, direction, wall):
+    # §8.7.7 steps 3-4: a roll under the smallest successful one fails; every other roll ends
+    # on a legal end no further than its charge distance, and once the distance reaches base
+    # contact (the answer's contact_distance) the end is in base contact
+    bf = open_table(mover_mm, target_mm, need=need, direction=direction, wall=wall)
+    base = charge(bf, "me", ["foe"], place=False)
+    assert base.possible or base.min_roll is None
+    contact = base.details.get("contact_distance")
+    reached_contact = []
+    for r in range(1, 7):
+        a = charge(bf, "me", ["foe"], place=False, roll=r)
+        assert a.min_roll == base.min_roll and a.min_distance == base.min_distance
+        if base.min_roll is None or r < base.min_roll:
+            assert a.details.get("roll_succeeds") in (False, None)
+            continue
+        assert a.details["roll_succeeds"] and a.details["roll_distance"] == 4 + r
+        assert a.details["end_path_length"] <= 4 + r + 1e-6
+        assert check_end(bf, bf.unit("me"), bf.unit("me").models[0], a.end, [bf.unit("foe")]).ok
+        if contact is not None and contact <= 4 + r + 1e-6:  # exactly enough is enough
+            assert a.details["end_kind"] == "base contact"
+            reached_contact.append(r)
+    if (need, mover_mm, target_mm) == (7.0, 32, 25):
+        assert reached_contact == [4, 5, 6]

@@ -181,7 +181,8 @@ class Charge:
         from geom import movement
 
         u = bf.unit(self.unit)
-        ans = ch.charge(bf, self.unit, list(self.targets), self.modifier)
+        # with a roll, the end drawn is that roll's (base contact when its distance reaches)
+        ans = ch.charge(bf, self.unit, list(self.targets), self.modifier, roll=self.roll)
         lead = u.model(ans.leading) if ans.leading else u.leading_model
         prims: list[Prim] = []
         info = [f"Charge {u.id} → {', '.join(ans.targets)}: "

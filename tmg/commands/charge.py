@@ -30,7 +30,10 @@ def register(sub: Any) -> argparse.ArgumentParser:
                    help='inches added to the charge distance (e.g. -2 for Concussive Shells)')
     p.add_argument("--leading", metavar="MODEL",
                    help="leading model id (default: the unit's leading model, or the best one)")
-    add_save(p, "the charge (on its smallest successful roll)")
+    p.add_argument("--roll", type=int, choices=range(1, 7), metavar="D6",
+                   help="the D6 rolled: does it succeed, and where does the charge end with "
+                        "that distance (base contact when it reaches)")
+    add_save(p, "the charge (with --roll, on that roll; else on its smallest successful roll)")
     p.set_defaults(run=run, text=text)
     return p
 
@@ -41,7 +44,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if not targets:
         raise TmgError("--targets needs at least one unit id", file=args.file)
     try:
-        answer = charge(bf, args.unit, targets, args.modifier, leading=args.leading)
+        answer = charge(bf, args.unit, targets, args.modifier, leading=args.leading,
+                        roll=args.roll)
     except TmgError as exc:
         raise TmgError(exc.detail, file=args.file, obj=exc.obj or args.unit,
                        field=exc.field) from None
@@ -50,10 +54,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     out.setdefault("removed", [])
     out["terrain_titles"] = piece_titles(bf, [*out["destroys_grass"], *out["removed"]])
     pl = out.get("placement") or {}
-    positions = ({out["leading"]: out["end"], **pl.get("positions", {})}
-                 if out["possible"] and out.get("end") is not None else None)
-    save_after(args, out, bf, answer.unit, positions, pl.get("casualties", ()),
-               "the charge cannot succeed")
+    moves = out["possible"] and out.get("end") is not None and out.get("roll_succeeds", True)
+    positions = {out["leading"]: out["end"], **pl.get("positions", {})} if moves else None
+    why = (f"the charge fails on the roll of {args.roll}: the unit does not move"
+           if out["possible"] and args.roll is not None else "the charge cannot succeed")
+    save_after(args, out, bf, answer.unit, positions, pl.get("casualties", ()), why)
     return out
 
 
@@ -102,6 +107,11 @@ def text(r: dict[str, Any]) -> str:
     else:
         why = f'  {r["reason"]} ({r["rule"]})'
     lines = [head, why]
+    if "roll" in r:
+        lines.append(f'  rolled {r["roll"]}: charge distance {r["roll_distance"]:g}" — '
+                     + ("the charge SUCCEEDS" if r["roll_succeeds"] else
+                        "the charge FAILS: the unit does not move (8.7.7 step 3); the end "
+                        "below is that of the smallest successful roll"))
     if r.get("uncertain_rolls"):
         low, high = r.get("distance_bounds", [None, None])
         lines.append(f'  not decided for roll(s) {", ".join(map(str, r["uncertain_rolls"]))}: '
