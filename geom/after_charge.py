@@ -297,7 +297,7 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
         for p in bf.terrain:
             if not ends_over(unit, p) and p.id not in allowed and \
                     bases.geometry_meets(m.ellipse, p.footprint.buffer(-TOLERANCE)):
-                problems.append(f"{m.ref} overlaps terrain {p.id!r}")
+                problems.append(f"{m.ref} overlaps terrain {p.title}")
         near = [o for o in bf.models() if o.unit != unit.id]
         near += [o for k, o in moved.items() if k != mid]
         for o in near:

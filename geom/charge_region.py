@@ -254,7 +254,7 @@ def check_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
         if ends_over(unit, p) or p.id in ok:
             continue
         if overlaps_piece(bf, e, p):
-            return Verdict(False, RULE, f"the base would overlap terrain {p.id!r}")
+            return Verdict(False, RULE, f"the base would overlap terrain {p.title}")
     for o in bf.models():
         if o.unit == unit.id:
             continue

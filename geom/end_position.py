@@ -139,7 +139,7 @@ def end_position_ok(bf: Battlefield, unit: Unit, at: Point, *, model: Model | No
         what = "token" if p.is_token else f"Size-{p.size} terrain"
         why = (" (a top reached only through its access points)" if is_level(p) else
                " (its top is not reachable: no access points)" if p.can_stand_on else "")
-        return Verdict(False, RULE_MOVE, f"the base would overlap {what} {p.id!r}{why}", at,
+        return Verdict(False, RULE_MOVE, f"the base would overlap {what} {p.title}{why}", at,
                        {**details, "terrain": p.id})
     details["destroys_grass"] = grass
     details["removed"] = removed
@@ -169,7 +169,7 @@ def end_position_ok(bf: Battlefield, unit: Unit, at: Point, *, model: Model | No
                     return Verdict(False, "7.2 engagement range", f"it would end within 1\" "
                                    f"({d:.3f}\") of enemy ground model {m.ref}", at,
                                    {**details, "model": m.ref})
-    where = f" on {top.id!r}" if top is not None and "standing_on" in details else ""
+    where = f" on {top.title}" if top is not None and "standing_on" in details else ""
     return Verdict(True, RULE_MOVE, f"a legal end position{where}", at, details)
 
 
