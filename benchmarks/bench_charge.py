@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import statistics
 import subprocess
 import sys
@@ -69,9 +70,11 @@ KEPT = ("charge ends", "charge question", "charge question, outer")  # per-charg
 
 
 def drop_kept(bf: Any) -> None:
-    """Forget the charges' end sets and prepared questions (navigators and searches stay)."""
-    for k in [k for k in bf.scratch if isinstance(k, tuple) and k and k[0] in KEPT]:
-        del bf.scratch[k]
+    """Forget the charges' end sets and prepared questions (navigators and searches stay).
+    An engine from before the battlefield kept anything (`scratch`) has nothing to forget."""
+    kept = getattr(bf, "scratch", {})
+    for k in [k for k in kept if isinstance(k, tuple) and k and k[0] in KEPT]:
+        del kept[k]
 
 
 def bench_charges(repeat: int, old: Any) -> None:
@@ -231,8 +234,13 @@ def bench_report(repeat: int) -> None:
     print(f"{'total':<14}{tn:>9.1f}{to:>9.1f}{to / tn:>7.1f}x")
     cmd = [sys.executable, "-c", "import sys; from tmg.cli import main; sys.exit(main())",
            "report", str(TABLE)]
-    t, _ = timed(lambda: subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT))
-    print(f"`tmg report` wall clock (start-up, imports, loading included): {t:.2f} s")
+    # byte-code caching on, as for an installed package, whatever PYTHONDONTWRITEBYTECODE says
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT, env=env)  # writes the cache
+    walls = [timed(lambda: subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT,
+                                          env=env))[0] for _ in range(7)]
+    print(f"`tmg report` wall clock (start-up, imports, loading included), median of 7: "
+          f"{statistics.median(walls):.2f} s (min {min(walls):.2f} s; goal ≤ 0.5 s)")
 
 
 def main() -> int:

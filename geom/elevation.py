@@ -101,14 +101,29 @@ def elevation_level(bf: Battlefield, model: Model) -> str:
 
 
 def base_on_high_ground(bf: Battlefield, model: Model) -> bool:
-    """§7.1.3: part of the base is on high ground (a standable top of effective size 3+)."""
+    """§7.1.3: part of the base is on high ground (a standable top of effective size 3+).
+    Kept with the battlefield: a report asks it of every model for every attacking unit."""
     if model.flying:
         return False
-    if elevation_level(bf, model) == HIGH:
-        return True
-    poly = model.ellipse.shape
-    return any(
-        p.can_stand_on and piece_effective_size(bf, p) >= 3
-        and shapely.intersection(p.footprint, poly).area > 1e-9
-        for p in bf.terrain
-    )
+    key = ("base on high ground", model)
+    got = bf.scratch.get(key)
+    if isinstance(got, bool):
+        return got
+    tops = bf.scratch.get(("high tops",))
+    if not isinstance(tops, list):
+        tops = bf.scratch[("high tops",)] = [
+            (p, p.footprint.bounds) for p in bf.terrain
+            if p.can_stand_on and piece_effective_size(bf, p) >= 3]
+    e = model.ellipse
+    r = max(e.a, e.b)
+    near = [p for p, (x0, y0, x1, y1) in tops
+            if x0 <= e.cx + r and x1 >= e.cx - r and y0 <= e.cy + r and y1 >= e.cy - r]
+    if not near:
+        found = False
+    elif elevation_level(bf, model) == HIGH:
+        found = True
+    else:
+        poly = e.shape
+        found = any(shapely.intersection(p.footprint, poly).area > 1e-9 for p in near)
+    bf.scratch[key] = found
+    return found

@@ -132,6 +132,17 @@ def test_time_budget_ends_with_exit_3(capsys, monkeypatch):
     assert err.count("\n") == 1
 
 
+def test_a_survey_is_a_batch_job_with_an_hour_s_budget():
+    # `tmg survey --all` at a 2" step takes minutes: the question default (60 s) would end
+    # it; a survey's default is an hour, other commands keep a minute
+    from tmg.budget import BATCH_TIMEOUT, DEFAULT_TIMEOUT
+    for name, budget in (("survey", BATCH_TIMEOUT), ("charge", DEFAULT_TIMEOUT)):
+        p = cli.build_parser([name]).get_default("_parsers")[name]
+        assert p.get_default("timeout") == budget
+        assert f"(default {budget:g}; 0: no limit)" in " ".join(p.format_help().split())
+    assert BATCH_TIMEOUT == 3600 and DEFAULT_TIMEOUT == 60
+
+
 def test_the_budget_is_not_swallowed_by_the_engine(capsys, monkeypatch):
     """`except Exception` in engine code cannot swallow the budget (a BaseException)."""
     import tmg.commands.layouts as layouts

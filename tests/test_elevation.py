@@ -2,6 +2,8 @@
 
 import math
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import box
 
 from geom.elevation import (
@@ -69,3 +71,28 @@ def test_flying_is_above_all_terrain_and_burrowed_is_size_0():
     b = model((40, 20), burrowed=True)
     assert model_effective_size(BF, b) == 0
     assert model_effective_size(BF, model((5, 5), burrowed=True)) == 4
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 20), st.floats(0, 20), st.floats(0.3, 6),
+                          st.floats(0.3, 6), st.integers(1, 5), st.booleans()),
+                min_size=1, max_size=8),
+       st.floats(0, 24), st.floats(0, 24), st.sampled_from([25.0, 50.0, (100.0, 40.0)]),
+       st.floats(0, 180))
+def test_7_1_3_part_of_the_base_on_high_ground_agrees_with_the_definition(
+        tops, x, y, mm, angle):
+    # the kept, box-filtered answer is the rulebook's definition asked of every piece: some
+    # standable top of effective size 3+ under part of the base
+    import shapely
+
+    from geom.elevation import base_on_high_ground, piece_effective_size
+    pieces = tuple(TerrainPiece(f"t{i}", s, box(x0, y0, x0 + w, y0 + h), standable=st_)
+                   for i, (x0, y0, w, h, s, st_) in enumerate(tops))
+    bf = Battlefield(Table(30, 30), pieces)
+    m = Model.make("m", unit="u", owner="red", at=(x, y), base=Base.from_mm(mm), size=1,
+                   angle=angle)
+    ref = any(p.can_stand_on and piece_effective_size(bf, p) >= 3
+              and shapely.intersection(p.footprint, m.ellipse.shape).area > 1e-9
+              for p in pieces)
+    assert base_on_high_ground(bf, m) == ref
+    assert base_on_high_ground(bf, m) == ref  # and again, from what the battlefield kept

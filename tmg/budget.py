@@ -13,6 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 DEFAULT_TIMEOUT = 60.0  # seconds
+# a survey is a batch job of many questions (`tmg survey --all` at a 2" step takes minutes):
+# its default budget is an hour, still a bound, and `--timeout` sets another
+BATCH_TIMEOUT = 3600.0
 
 
 class BudgetExceeded(BaseException):

@@ -7,7 +7,8 @@ Exit status (docs/interface.md, "Exit status"):
 - 0: an answer, whatever the verdict (also `tmg` alone, which prints the help);
 - 2: bad input — a file, an option or a reference — one line on stderr naming the file, the
   object and the field, also for a misused option (`tmg los: error: …`);
-- 3: no answer within the time budget (`--timeout SECONDS`, default 60; 0 for none);
+- 3: no answer within the time budget (`--timeout SECONDS`, default 60, 3600 for `tmg survey`;
+  0 for none);
 - 1: a fault of the engine itself, one line (`TMG_DEBUG=1` shows the traceback).
 Never a traceback for anything a user can cause; `--json` output is always valid JSON.
 """
@@ -23,8 +24,8 @@ from typing import Any, NoReturn
 
 from geom.errors import TmgError
 
-from .budget import DEFAULT_TIMEOUT, BudgetExceeded, time_budget
-from .commands import COMMANDS, INTERACTIVE
+from .budget import BATCH_TIMEOUT, DEFAULT_TIMEOUT, BudgetExceeded, time_budget
+from .commands import BATCH, COMMANDS, INTERACTIVE
 from .output import jsonable, one_line, printable, to_json
 
 __all__ = ["build_parser", "jsonable", "main", "one_line"]
@@ -86,9 +87,10 @@ def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentPars
         p = built[name] = mod.register(sub)
         p.add_argument("--json", action="store_true", help="print the answer as JSON")
         if name not in INTERACTIVE:
-            p.add_argument("--timeout", type=timeout_arg, default=DEFAULT_TIMEOUT,
+            budget = BATCH_TIMEOUT if name in BATCH else DEFAULT_TIMEOUT
+            p.add_argument("--timeout", type=timeout_arg, default=budget,
                            metavar="SECONDS", help="stop with exit status 3 when no answer "
-                           f"comes within this time (default {DEFAULT_TIMEOUT:g}; 0: no limit)")
+                           f"comes within this time (default {budget:g}; 0: no limit)")
     return parser
 
 

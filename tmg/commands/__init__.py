@@ -41,3 +41,5 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 # Commands that never end by themselves (a window): no time budget.
 INTERACTIVE = frozenset({"view"})
+# Batch jobs of many questions: the longer default budget (`tmg.budget.BATCH_TIMEOUT`).
+BATCH = frozenset({"survey"})
