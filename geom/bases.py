@@ -246,9 +246,14 @@ def ellipses_meet(a: Ellipse, b: Ellipse, tol: float = TOLERANCE) -> bool:
 
 
 def ellipse_distance(a: Ellipse, b: Ellipse) -> float:
-    """Shortest distance between two bases (0 when they overlap)."""
+    """Shortest distance between two bases (0 when they overlap). An oval and a disc: the
+    distance from the disc's centre to the oval, less its radius (a Minkowski sum), by the
+    point-to-oval Newton solve — cheaper than the separating-axis search."""
     if a.is_disc and b.is_disc:
         return max(0.0, math.hypot(a.cx - b.cx, a.cy - b.cy) - a.a - b.a)
+    if a.is_disc or b.is_disc:
+        disc, oval = (a, b) if a.is_disc else (b, a)
+        return max(0.0, float(point_distance(oval, disc.centre)[0]) - disc.a)
     return float(ellipse_distances([a], [b])[0][0])
 
 

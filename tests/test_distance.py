@@ -134,3 +134,18 @@ def test_unit_within_and_wholly_within():
     assert within(u, target, 1.5)  # the nearer model is 1.5" away
     assert not wholly_within(u, target, 1.5)  # the far one is not
     assert wholly_within(u, target, 6.5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(0.2, 3), st.floats(0.05, 3), st.floats(0, 3.2), st.floats(0.05, 2),
+       st.floats(-7, 7), st.floats(-7, 7), st.booleans())
+def test_oval_to_disc_by_the_centre_solve_agrees_with_the_separating_axis(a, b, turn, r, x, y,
+                                                                         swap):
+    # the oval-and-disc shortcut (distance from the disc's centre, less its radius) and the
+    # general separating-axis search are two exact methods: they agree to rounding
+    from geom.bases import ellipse_distance, ellipse_distances
+    from geom.model import Ellipse
+    oval, disc = Ellipse(0.0, 0.0, max(a, b), min(a, b), turn), Ellipse(x, y, r, r)
+    pair = (disc, oval) if swap else (oval, disc)
+    general = float(ellipse_distances([pair[0]], [pair[1]])[0][0])
+    assert abs(ellipse_distance(*pair) - general) <= 1e-9
