@@ -207,6 +207,8 @@ def brute_best(bf: Battlefield, pid: str, upto: float, step: float,
 @settings(max_examples=25, deadline=None)
 @example(w=3.0, h=2.0, ang=148.0, ox=-0.25, oy=-0.9375,  # a spot in a corner-to-edge wedge
          others=[(24.0, 13.25, 3.0, 1.875)])
+@example(w=1.921875, h=2.25, ang=72.0, ox=0.0, oy=-1.0,  # a wedge only a 1/1280" grid resolves
+         others=[(25.0, 13.0, 3.0, 2.5)])
 @given(w=st.floats(0.8, 6), h=st.floats(0.8, 3), ang=st.floats(0, 180),
        ox=st.floats(-1, 1), oy=st.floats(-1, 1),
        others=st.lists(st.tuples(st.floats(22, 32), st.floats(13, 23), st.floats(0.5, 3),
@@ -228,7 +230,7 @@ def test_shift_is_legal_and_as_short_as_a_brute_force_grid(w, h, ang, ox, oy, ot
     # Nothing on the grid is shorter than the answer (beyond the grid's own resolution), and a
     # grid fine enough comes within its resolution of it. A legal spot in a narrow wedge (a corner
     # against an edge) needs a finer grid than open ground, so near the answer the grid is refined
-    # up to 16× before the answer is called too long. The grid may find nothing at all when the
+    # up to 64× (in a shrinking window) before the answer is called too long. The grid may find nothing at all when the
     # only legal spots near the answer form a slot narrower than its spacing (a piece just
     # fitting between two others): the answer's own legality is checked above, independently.
     step = 0.05
@@ -236,12 +238,13 @@ def test_shift_is_legal_and_as_short_as_a_brute_force_grid(w, h, ang, ox, oy, ot
     if brute is not None:
         assert brute >= s.distance - 1e-3 - 1e-9
         dx, dy = s.displacement
-        for fine in (step, step / 4, step / 16):
-            near = brute_best(bf, "p", s.distance + 2 * step, fine, around=(dx, dy, 4 * step))
+        for fine in (step, step / 4, step / 16, step / 64):
+            near = brute_best(bf, "p", s.distance + 2 * step, fine,
+                              around=(dx, dy, min(4 * step, 64 * fine)))
             if near is not None and near <= s.distance + fine * math.sqrt(2) + 1e-3:
                 break
         else:
-            raise AssertionError(f"no grid down to {step / 16:g}\" comes near the answer "
+            raise AssertionError(f"no grid down to {step / 64:g}\" comes near the answer "
                                  f"{s.distance:.4f}\" (coarse grid: {brute:.4f}\")")
 
 
