@@ -3,7 +3,8 @@
 The registry names each command's module and its one-line help, so that `tmg --help` imports no
 command module and `tmg los …` imports only `tmg.commands.los` (and what it needs). A new command
 is one line here plus its module, which exposes `register(sub)` (adds its parser with
-`sub.add_parser(NAME, …)` and sets `run`: args → JSON-able dict, `text`: dict → str).
+`sub.add_parser(NAME, help=about(NAME), …)` — the help is written here once — and sets `run`:
+args → JSON-able dict, `text`: dict → str).
 `tests/test_cli.py` fails when a module in this folder is missing from the registry.
 """
 
@@ -38,6 +39,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
               "and their sources"),
     "view": ("view", "open the table in a window (pan, zoom, click to ask)"),
 }
+
+
+
+def about(name: str) -> str:
+    """A command's one-line help, as `tmg --help` lists it."""
+    return COMMANDS[name][1]
+
 
 # Commands that never end by themselves (a window): no time budget.
 INTERACTIVE = frozenset({"view"})

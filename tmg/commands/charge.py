@@ -8,6 +8,7 @@ from typing import Any
 from geom.charge import charge
 from geom.errors import TmgError
 
+from . import about
 from ._common import (
     add_file,
     add_save,
@@ -21,7 +22,7 @@ from ._common import (
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("charge", help="can a charge succeed, on what roll, and where does it end")
+    p = sub.add_parser("charge", help=about("charge"))
     add_file(p)
     p.add_argument("unit", metavar="UNIT", help="the charging unit")
     p.add_argument("--targets", required=True, metavar="T1[,T2...]",

@@ -7,12 +7,13 @@ from typing import Any
 
 from maps.checks import check_layout
 
+from . import about
 from ._common import add_file, load
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("check-layout",
-                       help="check a layout against the terrain guidelines of §9.3")
+                       help=about("check-layout"))
     add_file(p, help="scenario file, layout name (standard-1 ...) or deployment card name "
              "(--deployment CARD: take the entry edges, for the fire lanes, from that card)")
     p.set_defaults(run=run, text=text)

@@ -8,12 +8,12 @@ from typing import Any
 
 from geom.coherency import coherency
 
+from . import about
 from ._common import add_file, load, resolve_unit
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("coherency", help="unit coherency: wholly within 3\" (4\" with Squadron) "
-                       "of the leading model and valid coherency links")
+    p = sub.add_parser("coherency", help=about("coherency"))
     add_file(p)
     p.add_argument("unit", metavar="UNIT")
     p.add_argument("--leading", metavar="MODEL",

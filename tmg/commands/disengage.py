@@ -8,6 +8,7 @@ from typing import Any
 
 from geom.close_combat import disengage
 
+from . import about
 from ._common import (
     add_file,
     add_save,
@@ -21,8 +22,7 @@ from ._common import (
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("disengage", help="disengage: who gets clear, who is destroyed, whether "
-                       "the leading model can (§8.5.4)")
+    p = sub.add_parser("disengage", help=about("disengage"))
     add_file(p)
     p.add_argument("unit", metavar="UNIT")
     p.add_argument("--leading", metavar="MODEL",

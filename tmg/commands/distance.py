@@ -8,11 +8,12 @@ from typing import Any
 from geom import distance as dist
 from scenario import refs
 
+from . import about
 from ._common import add_file, distance_arg, load, resolve
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("distance", help="base-to-base distance, WITHIN and WHOLLY WITHIN")
+    p = sub.add_parser("distance", help=about("distance"))
     add_file(p)
     p.add_argument("a", metavar="A", help="UNIT/MODEL, UNIT, marker/N, terrain/ID, zone/OWNER or X,Y")
     p.add_argument("b", metavar="B")

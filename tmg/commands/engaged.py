@@ -11,11 +11,12 @@ from geom.errors import TmgError
 from geom.model import Model, Unit
 from scenario import refs
 
+from . import about
 from ._common import add_file, load, resolve, witness_line
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("engaged", help="are two models or units engaged, and if not, why")
+    p = sub.add_parser("engaged", help=about("engaged"))
     add_file(p)
     p.add_argument("a", metavar="A", help="UNIT/MODEL or UNIT")
     p.add_argument("b", metavar="B", help="UNIT/MODEL or UNIT")

@@ -15,12 +15,12 @@ from geom.close_combat import (
     removal_order,
 )
 
+from . import about
 from ._common import add_file, load, resolve_unit
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("fight", help="close combat: fighting and supporting ranks, close ranks, "
-                       "casualty order (§8.8.1, §8.7.5)")
+    p = sub.add_parser("fight", help=about("fight"))
     add_file(p)
     p.add_argument("unit", metavar="UNIT")
     p.add_argument("--leading", metavar="MODEL",

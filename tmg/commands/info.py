@@ -14,6 +14,7 @@ from geom.elevation import (
 )
 from geom.model import Battlefield
 
+from . import about
 from ._common import add_file, base_words, load
 
 LEVEL_WORDS = {"ground": "ground level", "mid": "mid ground", "high": "high ground",
@@ -21,7 +22,7 @@ LEVEL_WORDS = {"ground": "ground level", "mid": "mid ground", "high": "high grou
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("info", help="summary of a scenario: terrain, units, elevations")
+    p = sub.add_parser("info", help=about("info"))
     add_file(p)
     p.set_defaults(run=run, text=text)
     return p

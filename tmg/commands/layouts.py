@@ -14,9 +14,11 @@ from maps import (
     physical_pieces,
 )
 
+from . import about
+
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("layouts", help="list the official map layouts and deployment cards")
+    p = sub.add_parser("layouts", help=about("layouts"))
     p.set_defaults(run=run, text=text)
     return p
 

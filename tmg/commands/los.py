@@ -17,12 +17,12 @@ from geom.model import Marker, Model, Unit
 from geom.sight import SightContext, unit_sight
 from scenario import refs
 
+from . import about
 from ._common import add_file, distance_arg, load, piece_titles, resolve, titled, witness_line
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("los", help="line of sight between models, units or a marker, with the "
-                       "witness line or the blocking pieces")
+    p = sub.add_parser("los", help=about("los"))
     add_file(p)
     p.add_argument("a", metavar="A", help="UNIT/MODEL or UNIT (the one looking / attacking)")
     p.add_argument("b", metavar="B", help="UNIT/MODEL, UNIT or marker/N (the target)")

@@ -11,11 +11,12 @@ from geom.markers import all_markers
 from geom.model import OWNERS
 from maps.tournament import shift_terrain_off_markers
 
+from . import about
 from ._common import add_file, load
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("markers", help="contest and control of the mission markers (§8.9.1)")
+    p = sub.add_parser("markers", help=about("markers"))
     add_file(p)
     p.add_argument("--previous", metavar="N=OWNER[,N=OWNER…]",
                    help="controller of each marker before this scoring phase (control is "

@@ -19,6 +19,7 @@ from geom import placement as pl
 from geom.errors import TmgError
 from geom.model import Unit
 
+from . import about
 from ._common import (
     add_file,
     add_save,
@@ -35,8 +36,7 @@ from ._common import (
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("move", help="is a move legal: shortest legal path, gap clearance, "
-                       "elevation, end position")
+    p = sub.add_parser("move", help=about("move"))
     add_file(p)
     p.add_argument("model", metavar="UNIT/MODEL", help="the leading model")
     p.add_argument("--to", metavar="X,Y", help="end point of the leading model's centre")

@@ -17,6 +17,8 @@ from typing import Any
 
 from geom.errors import TmgError
 
+from . import about
+
 MIN_WIDTH, MAX_WIDTH = 200, 8000
 DEFAULT_RADIUS = 4.0
 
@@ -24,7 +26,7 @@ DEFAULT_RADIUS = 4.0
 def register(sub: Any) -> argparse.ArgumentParser:
     from viewer import options
 
-    p = sub.add_parser("render", help="draw the table (and overlays) to a PNG or SVG picture")
+    p = sub.add_parser("render", help=about("render"))
     options.add_options(p)
     p.add_argument("-o", "--output", required=True, metavar="FILE.png|FILE.svg",
                    help="the picture (PNG or SVG, by the extension)")

@@ -16,12 +16,12 @@ from geom.markers import all_markers
 from geom.model import TOLERANCE, Battlefield
 from geom.sight import SightContext, enemy_unit_sight
 
-from . import info
+from . import about, info
 from ._common import add_file, load
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("report", help="the main job: a readable report on a scenario")
+    p = sub.add_parser("report", help=about("report"))
     add_file(p)
     p.set_defaults(run=run, text=text)
     return p

@@ -25,6 +25,7 @@ from typing import Any
 
 from geom.errors import TmgError
 
+from . import about
 from ._common import distance_arg, finite_arg
 
 TINY_PAIRS = 40_000  # below this many sight pairs a job runs in this process (no cluster start-up)
@@ -46,8 +47,7 @@ def _measure(text: str) -> str:
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("survey", help="heatmaps of a whole table: exposure, safe area, markers, "
-                                      "charge threat (on Dask when asked)")
+    p = sub.add_parser("survey", help=about("survey"))
     p.add_argument("file", nargs="?", metavar="LAYOUT_OR_FILE",
                    help="official layout (standard-1 ...) or scenario file; with --all it may be "
                         "left out (every official layout)")

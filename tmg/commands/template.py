@@ -19,12 +19,12 @@ from geom import templates as T
 from geom.errors import TmgError
 from geom.model import Battlefield
 
+from . import about
 from ._common import add_file, parse_xy, resolve_model
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("template", help="models hit by a blast or flamer template (main target "
-                       "and spillover)")
+    p = sub.add_parser("template", help=about("template"))
     add_file(p)
     kind = p.add_mutually_exclusive_group(required=True)
     kind.add_argument("--blast", dest="kind", action="store_const", const=T.BLAST,

@@ -12,6 +12,7 @@ from scenario import catalogue
 from scenario.abilities import INFO
 from scenario.units import catalogue_abilities
 
+from . import about
 from ._common import base_words
 
 # shown in their own section, not in the field list
@@ -19,8 +20,7 @@ _ABILITY_KEYS = ("abilities", "ability_sources", "unmodelled_abilities")
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("units", help="list the built-in unit catalogue, or show one entry "
-                       "with its abilities and their sources")
+    p = sub.add_parser("units", help=about("units"))
     p.add_argument("name", nargs="?", help="unit id, English or Korean name, or part of one "
                    "(several entries containing it are listed)")
     p.set_defaults(run=run, text=text)

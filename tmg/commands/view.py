@@ -14,11 +14,13 @@ from typing import Any
 
 from geom.errors import TmgError
 
+from . import about
+
 
 def register(sub: Any) -> argparse.ArgumentParser:
     from viewer import options
 
-    p = sub.add_parser("view", help="open the table in a window (pan, zoom, click to ask)")
+    p = sub.add_parser("view", help=about("view"))
     options.add_options(p)
     p.add_argument("--size", default="1400x950", metavar="WxH",
                    help="window size in pixels (default 1400x950, shrunk to fit the screen)")
