@@ -41,7 +41,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-
 def about(name: str) -> str:
     """A command's one-line help, as `tmg --help` lists it."""
     return COMMANDS[name][1]
