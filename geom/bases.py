@@ -30,7 +30,7 @@ from shapely import affinity
 from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
 
-from .model import TOLERANCE, Ellipse
+from .model import TOLERANCE, Battlefield, Ellipse
 
 _SAMPLES = 256
 _GOLDEN = (math.sqrt(5) - 1) / 2
@@ -327,3 +327,25 @@ def max_distance_to_geometry(e: Ellipse, g: BaseGeometry) -> float:
             best = max(best, optimise_on_rim(rim(1 - k / 16), maximise=True, samples=64)[1])
         best = max(best, float(shapely.distance(SPoint(e.centre), g)))
     return best
+
+
+def piece_boxes(bf: Battlefield) -> np.ndarray:
+    """(n, 4) bounding boxes (x0, y0, x1, y1) of the battlefield's footprints, in terrain
+    order, kept with the battlefield."""
+    got = bf.scratch.get(("piece boxes",))
+    if not isinstance(got, np.ndarray):
+        got = bf.scratch[("piece boxes",)] = np.array(
+            [p.footprint.bounds for p in bf.terrain], dtype=float).reshape(-1, 4)
+    return got
+
+
+def boxes_near(boxes: np.ndarray, e: Ellipse, reach: float = 0.0) -> np.ndarray:
+    """Which boxes come within `reach` of the base's bounding box: a geometry within `reach`
+    of the base has such a box, so exact distances need only be measured for these.
+
+    >>> boxes_near(np.array([[2.0, 0, 3, 1], [5.0, 0, 6, 1]]), Ellipse(0, 0, 1, 1), 1.0)
+    array([ True, False])
+    """
+    r = max(e.a, e.b) + reach
+    return ((boxes[:, 0] <= e.cx + r) & (boxes[:, 2] >= e.cx - r)
+            & (boxes[:, 1] <= e.cy + r) & (boxes[:, 3] >= e.cy - r))

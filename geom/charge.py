@@ -255,6 +255,8 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
                             f"best roll gives only Speed {speed:g} + 6 {_signed(modifier)} = "
                             f'{speed + 6 + modifier:g}"', leading=lead.id, details=details)
     allowance = speed + rolls.min_roll + modifier
+    needs = (f"{lead.ref} needs {_inches(dist)} to reach a legal end engaged with "
+             f"{', '.join(tids)}: {roll_words(speed, modifier, rolls)}")
     if roll is not None:
         details["roll"] = roll
         details["roll_distance"] = speed + roll + modifier
@@ -263,10 +265,9 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
             return ChargeAnswer(
                 unit.id, tids, modifier, speed, True, dist, rolls.min_roll, rolls.probability,
                 found.end, list(found.path.points), RULE,
-                f"{lead.ref} needs {_inches(dist)} to reach a legal end engaged with "
-                f"{', '.join(tids)}: {roll_words(speed, modifier, rolls)}; the roll of {roll} "
-                f'gives {_inches(speed + roll + modifier)}: the charge FAILS and the unit does '
-                "not move (§8.7.7 step 3)", leading=lead.id, details=details)
+                f"{needs}; the roll of {roll} gives {_inches(speed + roll + modifier)}: the "
+                "charge FAILS and the unit does not move (§8.7.7 step 3)", leading=lead.id,
+                details=details)
         allowance = speed + roll + modifier
     nav = navigator_for(bf, unit)
     end_path, how, contact = suggest_end(bf, unit, nav, lead, targets, best.ends, found,
@@ -295,9 +296,7 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     details["removed"] = [p.id for p in bf.terrain if p.id in removed]
     rolled = (f"; the roll of {roll} gives {_inches(allowance)}: the charge succeeds"
               if roll is not None else "")
-    reason = (f"{lead.ref} needs {_inches(dist)} to reach a legal end engaged with "
-              f"{', '.join(tids)}: {roll_words(speed, modifier, rolls)}{rolled}"
-              + destroyed_words(bf, details["destroys_grass"], details["removed"]))
+    reason = needs + rolled + destroyed_words(bf, details["destroys_grass"], details["removed"])
     return ChargeAnswer(unit.id, tids, modifier, speed, True, dist, rolls.min_roll,
                         rolls.probability, end_path.end, list(end_path.path.points), RULE,
                         reason, leading=lead.id, details=details)

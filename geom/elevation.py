@@ -24,6 +24,7 @@ import math
 import shapely
 from shapely.geometry import Point as SPoint
 
+from .bases import boxes_near, piece_boxes
 from .errors import TmgError
 from .model import Battlefield, Model, TerrainPiece
 
@@ -109,15 +110,9 @@ def base_on_high_ground(bf: Battlefield, model: Model) -> bool:
     got = bf.scratch.get(key)
     if isinstance(got, bool):
         return got
-    tops = bf.scratch.get(("high tops",))
-    if not isinstance(tops, list):
-        tops = bf.scratch[("high tops",)] = [
-            (p, p.footprint.bounds) for p in bf.terrain
-            if p.can_stand_on and piece_effective_size(bf, p) >= 3]
     e = model.ellipse
-    r = max(e.a, e.b)
-    near = [p for p, (x0, y0, x1, y1) in tops
-            if x0 <= e.cx + r and x1 >= e.cx - r and y0 <= e.cy + r and y1 >= e.cy - r]
+    near = [p for p, close in zip(bf.terrain, boxes_near(piece_boxes(bf), e), strict=True)
+            if close and p.can_stand_on and piece_effective_size(bf, p) >= 3]
     if not near:
         found = False
     elif elevation_level(bf, model) == HIGH:

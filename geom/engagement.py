@@ -137,25 +137,6 @@ def obstacle_shape(piece: TerrainPiece) -> Polygon:
     return _obstacle_shape(piece)
 
 
-def _boxes_near(bf: Battlefield, models: Sequence[Model], reach: float) -> set[str]:
-    """Ids of the pieces whose bounding box comes within `reach` of every model's box: a piece
-    within `reach` of a base must, so the exact distances need only be measured for these."""
-    key = ("engagement:boxes",)
-    got = bf.scratch.get(key)
-    if not isinstance(got, np.ndarray):
-        got = bf.scratch[key] = np.array([p.footprint.bounds for p in bf.terrain],
-                                         dtype=float).reshape(-1, 4)
-    boxes: np.ndarray = got
-    ids = [p.id for p in bf.terrain]
-    ok: np.ndarray = np.ones(len(ids), dtype=np.bool_)
-    for m in models:
-        e = m.ellipse
-        r = max(e.a, e.b) + reach
-        ok &= ((boxes[:, 0] <= e.cx + r) & (boxes[:, 2] >= e.cx - r)
-               & (boxes[:, 1] <= e.cy + r) & (boxes[:, 3] >= e.cy - r))
-    return {ids[i] for i in np.flatnonzero(ok)}
-
-
 def blocking_pieces(bf: Battlefield, a: Model, b: Model,
                     reach: float = ENGAGEMENT_RANGE) -> list[TerrainPiece]:
     """Pieces that stop engagement between a and b if a segment must cross them (§7.2.1):
@@ -163,7 +144,10 @@ def blocking_pieces(bf: Battlefield, a: Model, b: Model,
     both bases (no segment of length ≤ reach can touch a piece farther away)."""
     own = stack_ids(bf, a) | stack_ids(bf, b)
     floor = min(surface_size(bf, a), surface_size(bf, b))
-    near = _boxes_near(bf, (a, b), reach + TOLERANCE)
+    boxes = bases.piece_boxes(bf)
+    both = (bases.boxes_near(boxes, a.ellipse, reach + TOLERANCE)
+            & bases.boxes_near(boxes, b.ellipse, reach + TOLERANCE))
+    near = {bf.terrain[i].id for i in np.flatnonzero(both)}
     out = []
     for p in terrain_blockers(bf, own, floor):
         if p.id not in near:
