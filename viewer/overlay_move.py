@@ -5,6 +5,7 @@ decided here; every region, path and verdict comes from the engine."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from geom.model import Battlefield, Model
@@ -109,19 +110,20 @@ class Reach:
         return OverlayLayer(prims, [], info)
 
 
-def gone_prims(bf: Battlefield, grass: object, removed: object, tag: str) -> list[Prim]:
+def gone_prims(bf: Battlefield, grass: Iterable[str], removed: Iterable[str], tag: str
+               ) -> list[Prim]:
     """The GRASS a move or charge destroys and the pieces a LARGE unit removes (keyword GRASS,
     LARGE): a dashed edge over each piece — the engine judged the end without them."""
     prims: list[Prim] = []
-    for pid in [*grass, *removed]:  # type: ignore[misc]
+    for pid in [*grass, *removed]:
         if bf.has_piece(pid):
             prims += outline(bf.piece(pid).footprint, st.GONE, 3.0, L_OVER, dash=7,
                              tag=f"{tag}:{pid}", mark=mk.GONE)
     return prims
 
 
-def gone_words(bf: Battlefield, grass: object, removed: object) -> list[str]:
-    names = [bf.piece(p).title for p in [*grass, *removed] if bf.has_piece(p)]  # type: ignore[misc]
+def gone_words(bf: Battlefield, grass: Iterable[str], removed: Iterable[str]) -> list[str]:
+    names = [bf.piece(p).title for p in [*grass, *removed] if bf.has_piece(p)]
     return [f"    gone for the end (dashed orange): {', '.join(names)}"] if names else []
 
 
