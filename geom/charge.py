@@ -76,6 +76,7 @@ from .region_path import (
     EndQuestion,
     PathAccept,
     path_to_ends,
+    reach_box,
     stepped_needed,
 )
 from .verdict import Verdict
@@ -525,9 +526,11 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
     steps = None if needs_stepped_ends(nav, lead, ce) else ()
     base = prepared if prepared is not None and prepared.nav is nav else None
 
-    def ends(groups: list[list[Shape]], keep: object = None) -> EndQuestion | list[EndSet]:
-        if base is not None:
-            return base.narrowed(groups) if keep is None else base.narrowed_once(keep, groups)
+    def ends(groups: list[list[Shape]], keep: object = None, under: float = math.inf
+             ) -> EndQuestion | list[EndSet]:
+        if base is not None:  # asked under a bound: only the ends a path under it can reach
+            return base.narrowed(groups, reach_box(lead.at, under)) if keep is None else \
+                base.narrowed_once(keep, groups)
         near = ce
         for g in groups:
             near = with_group(near, g)
@@ -566,7 +569,7 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
             under = min(under, at_lo + TOLERANCE)
         groups = [contact_shapes(lead, [t], d) for t in targets]
         got = None if bounded and straight_gap(lead.at, groups) >= under else \
-            path_to_ends(nav, lead.at, ends(groups), accept=accept, path_accept=pacc,
+            path_to_ends(nav, lead.at, ends(groups, under=under), accept=accept, path_accept=pacc,
                          stepped=steps, certify=False, bound=under)
         f = (got.path.length if got is not None else math.inf) - allowance
         if got is not None and f <= TOLERANCE:

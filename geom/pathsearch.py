@@ -116,11 +116,13 @@ class _View:
     full: bool
     terms: Terminals | None = None
     ti: int = -1
-    by_interval: dict[int, NDArray[np.int64]] = field(default_factory=dict)
+    # the terminals between node i and node i + 1 (i = −1: before node 0) are
+    # order[ptr[i + 1]:ptr[i + 2]], by_interval = (order, ptr); None: no terminals
+    by_interval: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
     # the last terminals placed between this circle's nodes (the nodes never change)
     placed: Terminals | None = None
     placed_ti: int = -1
-    placed_by: dict[int, NDArray[np.int64]] = field(default_factory=dict)
+    placed_by: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
 
 
 @dataclass(frozen=True)
@@ -264,22 +266,26 @@ class Search:
 
     def _add_circle_terms(self, k: int, v: _View, cost: float = 0.0) -> None:
         if not self._worth(k, cost):
-            v.terms, v.by_interval = None, {}
+            v.terms, v.by_interval = None, None
             return
         t = self._q.circle_terminals(self, k)
         if t is not None and t is v.placed:  # a kept question's terminals, placed already
             v.terms, v.by_interval, v.ti = t, v.placed_by, v.placed_ti
             return
-        v.terms, v.by_interval = t, {}
+        v.terms, v.by_interval = t, None
         if t is None or not len(t) or not len(v.rel):
             return
         v.ti = self._register(t)
-        v.placed, v.placed_ti, v.placed_by = t, v.ti, v.by_interval
+        n = len(v.rel)
         iv = np.searchsorted(v.rel, t.dep_rel, side="right") - 1
         if v.full:
-            iv = np.where(iv < 0, len(v.rel) - 1, iv)
-        for i in np.unique(iv):
-            v.by_interval[int(i)] = np.nonzero(iv == i)[0]
+            iv = np.where(iv < 0, n - 1, iv)
+        # interval −1: before the first node of a partial circle (reached from node 0 back)
+        order = np.argsort(iv, kind="stable")
+        ptr = np.zeros(n + 2, dtype=np.int64)
+        np.cumsum(np.bincount(iv + 1, minlength=n + 1), out=ptr[1:])
+        v.by_interval = (order, ptr)
+        v.placed, v.placed_ti, v.placed_by = t, v.ti, v.by_interval
 
     def _register(self, t: Terminals) -> int:
         self._terms.append(t)
@@ -327,27 +333,26 @@ class Search:
         """Push the terminals on circle k next to settled nodes i (costs g): those between a
         node and its neighbours (any path to them along the circle passes one of the two)."""
         t = v.terms
-        if t is None or not v.by_interval:
+        if t is None or v.by_interval is None:
             return
+        order, ptr = v.by_interval
         n = len(v.rel)
         nodes = np.atleast_1d(np.asarray(i, dtype=np.int64))
         costs = np.broadcast_to(np.asarray(g, dtype=float), nodes.shape)
-        idx_parts, node_parts, fwd_parts = [], [], []
-        for node in nodes:
-            behind = node - 1 if node > 0 else (n - 1 if v.full else -1)
-            for iv, fw in ((int(node), True), (int(behind), False)):
-                got = v.by_interval.get(iv)
-                if got is not None:
-                    idx_parts.append(got)
-                    node_parts.append(np.full(len(got), node))
-                    fwd_parts.append(np.full(len(got), fw))
-        if not idx_parts:
+        # each node with the interval ahead of it (forward) and the one behind it
+        behind = np.where(nodes > 0, nodes - 1, n - 1 if v.full else -1)
+        ivs = np.concatenate([nodes, behind]) + 1
+        cnt = ptr[ivs + 1] - ptr[ivs]
+        total = int(cnt.sum())
+        if not total:
             return
-        idx = np.concatenate(idx_parts)
-        node = np.concatenate(node_parts)
-        forward = np.concatenate(fwd_parts)
-        cost = costs[np.searchsorted(nodes, node)] if len(nodes) > 1 else \
-            np.full(len(idx), float(costs[0]))
+        rep = np.repeat(np.arange(len(ivs)), cnt)
+        first = np.cumsum(cnt) - cnt
+        idx = order[ptr[ivs[rep]] + np.arange(total) - first[rep]]
+        m = len(nodes)
+        node = np.concatenate([nodes, nodes])[rep]
+        forward = rep < m
+        cost = np.concatenate([costs, costs])[rep]
         dep = t.dep_rel[idx]
         ra = v.rel[node]
         kk = np.full(len(idx), k)
@@ -412,7 +417,7 @@ class Search:
         for k, v in self._views.items():
             keys = self._settled_on.get(k, [])
             if not keys or not self._worth(k, min(self.cost[x] for x in keys)):
-                v.terms, v.by_interval = None, {}
+                v.terms, v.by_interval = None, None
                 continue
             self._add_circle_terms(k, v)
             pos = np.array([v.pos[x] for x in keys], dtype=np.int64)

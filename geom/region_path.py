@@ -74,6 +74,11 @@ class _Target:
     prims: Primitives
     verts: Arr
     crossings: Arr  # every crossing of the pieces, before the membership test
+    # narrowed from target `parent` of the question it was narrowed from: the pieces and the
+    # member crossings it added (`EndQuestion.narrowed`)
+    parent: int = -1
+    more: Primitives | None = None
+    fresh: Arr | None = None
 
     @property
     def rays(self) -> Arr:
@@ -98,6 +103,8 @@ class EndQuestion(Question):
         self._kept: dict[object, EndQuestion] = {}
         self._circles_of: object = None
         self._circles: dict[int, Terminals | None] = {}
+        self._parent: EndQuestion | None = None  # narrowed from it, by `_groups`
+        self._groups: Sequence[list[Shape]] = ()
         for es in ends:
             w = es.window()
             if w is None:
@@ -119,34 +126,45 @@ class EndQuestion(Question):
             got = self._kept[key] = self.narrowed(groups)
         return got
 
-    def narrowed(self, groups: Sequence[list[Shape]]) -> EndQuestion:
+    def narrowed(self, groups: Sequence[list[Shape]],
+                 within: tuple[float, float, float, float] | None = None) -> EndQuestion:
         """The same question with every end also inside some shape of each group (e.g. "in
         base contact"): the sets' pieces and crossings are reused, only those of the new
-        shapes are added."""
+        shapes are added. With `within` (a box: e.g. all a path under a bound can reach), only
+        the ends inside it are asked about: the pieces that do not reach it bound none of
+        them, and the crossings outside it are not tested."""
         q = EndQuestion(self.nav, [], self.check, self.path_check)
+        q._parent, q._groups = self, groups
         extra = Primitives()
         for g in groups:
             for shape in g:
                 extra.extend(shape_primitives(shape))
         new = vertices(extra)
-        for t in self.targets:
+        for ti, t in enumerate(self.targets):
             es = t.ends
             for g in groups:
                 es = es.with_group(g)
             w = es.window()
+            if w is not None and within is not None:
+                w = _meet(w, within)
             if w is None:
                 continue
             # pieces that do not reach the narrowed window bound none of its ends
             own = clip(t.prims, w, 1e-6)
+            more = extra if within is None else clip(extra, w, 1e-6)
             p = Primitives()
             p.extend(own)
-            p.extend(extra)
-            fresh = np.vstack([new, cross_vertices(own, extra)])
+            p.extend(more)
+            fresh = np.vstack([new, cross_vertices(own, more)])
+            verts = t.verts
+            if within is not None:
+                fresh, verts = _in_box(fresh, w), _in_box(verts, w)
             # the set's own crossings that were ends still are where they lie in every new
             # group: only the new crossings are tested in full
-            kept = t.verts[es.in_groups(groups, t.verts)] if len(t.verts) else t.verts
-            q.targets.append(_Target(es, w, p, np.vstack([kept, q._members(es, fresh)]),
-                                     np.vstack([t.crossings, fresh])))
+            kept = verts[es.in_groups(groups, verts)] if len(verts) else verts
+            ends = q._members(es, fresh)
+            q.targets.append(_Target(es, w, p, np.vstack([kept, ends]),
+                                     np.vstack([t.crossings, fresh]), ti, more, ends))
         return q
 
     def _free_space_pieces(self, w: tuple[float, float, float, float]) -> Primitives:
@@ -244,12 +262,28 @@ class EndQuestion(Question):
         return self._circles[k]
 
     def _circle_terminals(self, s: Search, k: int) -> Terminals | None:
-        C, fs, arcs = s.C, self.fs, s.graph.arcs
+        C = s.C
         o = np.array([C.x[k], C.y[k]])
         rho = float(C.r[k])
         deps, ends, tags = [], [], []
+        # a narrowed question's legs are its parent's that end in the new groups (they passed
+        # the cone and clearance tests there), and those of the pieces and crossings it added
+        # (legs are found piece by piece, crossing by crossing)
+        up = self._parent.circle_terminals(s, k) if self._parent is not None else None
+        known: list[Terminals] = []
         for ti, t in enumerate(self.targets):
-            d, e, fresh = legs_from_circle(o, rho, t.prims, t.verts, t.rays)
+            prims, verts = t.prims, t.verts
+            if t.parent >= 0:
+                assert t.more is not None and t.fresh is not None
+                prims, verts = t.more, t.fresh
+                if up is not None:
+                    rows = np.nonzero(up.tag == t.parent)[0]
+                    rows = rows[t.ends.in_groups(self._groups, up.end[rows])]
+                    if len(rows):
+                        known.append(Terminals(up.dep[rows], up.end[rows], up.extra[rows],
+                                               np.full(len(rows), ti, dtype=np.int64), k,
+                                               up.dep_rel[rows]))
+            d, e, fresh = legs_from_circle(o, rho, prims, verts, t.rays)
             if not len(e):
                 continue
             ok = np.ones(len(e), dtype=bool)
@@ -260,8 +294,24 @@ class EndQuestion(Question):
             deps.append(d[ok])
             ends.append(e[ok])
             tags.append(np.full(int(ok.sum()), ti))
+        new = self._placed_on(s, k, o, deps, ends, tags)
+        parts = known + ([new] if new is not None else [])
+        if not parts:
+            return None
+        if len(parts) == 1:
+            return parts[0]
+        return Terminals(np.vstack([p.dep for p in parts]), np.vstack([p.end for p in parts]),
+                         np.concatenate([p.extra for p in parts]),
+                         np.concatenate([p.tag for p in parts]), k,
+                         np.concatenate([p.dep_rel for p in parts]))
+
+    def _placed_on(self, s: Search, k: int, o: Arr, deps: list[Arr], ends: list[Arr],
+                   tags: list[Arr]) -> Terminals | None:
+        """The legs that leave circle k where a search may: inside its cone, on the table and
+        on a free stretch of the circle."""
         if not deps:
             return None
+        C, fs, arcs = s.C, self.fs, s.graph.arcs
         dep, end = np.vstack(deps), np.vstack(ends)
         tag = np.concatenate(tags).astype(np.int64)
         th = np.arctan2(dep[:, 1] - o[1], dep[:, 0] - o[0])
@@ -272,6 +322,31 @@ class EndQuestion(Question):
         if not ok.any():
             return None
         return Terminals(dep[ok], end[ok], np.zeros(int(ok.sum())), tag[ok], k, rel[ok])
+
+
+def _meet(a: tuple[float, float, float, float], b: tuple[float, float, float, float]
+          ) -> tuple[float, float, float, float] | None:
+    """The overlap of two boxes (None: they do not meet)."""
+    x0, y0, x1, y1 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    return (x0, y0, x1, y1) if x0 <= x1 and y0 <= y1 else None
+
+
+def _in_box(pts: Arr, w: tuple[float, float, float, float], margin: float = 1e-6) -> Arr:
+    """The points inside box w (within `margin`)."""
+    if not len(pts):
+        return pts
+    x, y = pts[:, 0], pts[:, 1]
+    return pts[(x >= w[0] - margin) & (x <= w[2] + margin) & (y >= w[1] - margin)
+               & (y <= w[3] + margin)]
+
+
+def reach_box(start: Point, bound: float) -> tuple[float, float, float, float] | None:
+    """The box of every point a path from `start` shorter than `bound` can reach (None: no
+    bound), with a margin far beyond the clearance tolerance."""
+    if not math.isfinite(bound):
+        return None
+    r = bound + 1e-6
+    return (start[0] - r, start[1] - r, start[0] + r, start[1] + r)
 
 
 # --------------------------------------------------------------------------- the answers

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 import numpy as np
+import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,12 +22,13 @@ from shapely import affinity
 from shapely.geometry import LineString, box
 from shapely.geometry import Point as SPoint
 
+import scenario
 from geom.charge import end_checks, measure, roll_table, suggest_end
-from geom.charge_ends import charge_ends
+from geom.charge_ends import charge_ends, contact_shapes
 from geom.endset import Curve, Disc, EndSet, Framed, Grown
 from geom.model import Ellipse
 from geom.navigator import Navigator, navigator_for
-from geom.region_path import path_to_ends
+from geom.region_path import EndQuestion, path_to_ends, reach_box
 
 from .test_charge import scenes
 
@@ -152,3 +155,71 @@ def test_bounded_close_steps_agree_with_measuring_every_step(bf, modifier) -> No
     assert fast.end == slow.end
     assert fast.path.length == slow.path.length
     _same(c_f, c_s)
+
+
+@settings(max_examples=40, deadline=None)
+@given(scenes(), st.sampled_from([0.0, 0.3, 0.75, 1.0, None]),
+       st.sampled_from([math.inf, 5.0, 9.0]))
+def test_a_narrowed_question_answers_as_one_built_afresh(bf, d, bound) -> None:
+    """`EndQuestion.narrowed` reuses its parent's pieces, crossings and corner-circle legs, and
+    with `within` asks only about the ends a path under the bound can reach: the shortest path
+    is the one a question built from scratch on the narrowed end sets finds."""
+    us = bf.unit("us")
+    targets = [bf.unit("foe")]
+    lead = us.models[0]
+    ce = charge_ends(bf, us, lead, targets)
+    acc, pacc = end_checks(bf, us, lead, targets, ce)
+    nav = navigator_for(bf, us)
+    parent = EndQuestion(nav, ce.inner)
+    path_to_ends(nav, [m.at for m in us.models], parent, accept=acc, path_accept=pacc,
+                 stepped=())  # the parent's own legs, as the charge's measure leaves them
+    groups = [[Disc(15.0, 15.0, 40.0)]] if d is None else \
+        [contact_shapes(lead, [t], d) for t in targets]  # None: a group that cuts nothing
+    sets = list(ce.inner)
+    for g in groups:
+        sets = [s.with_group(g) for s in sets]
+    for within in (None, reach_box(lead.at, bound)):
+        got = path_to_ends(nav, lead.at, parent.narrowed(groups, within), accept=acc,
+                           path_accept=pacc, stepped=(), bound=bound, certify=False,
+                           fast=False)  # the search itself, its corner-circle legs
+        ref = path_to_ends(Navigator(bf, us), lead.at, sets, accept=acc, path_accept=pacc,
+                           stepped=(), bound=bound, certify=False, fast=False)
+        _same(got, ref)
+
+
+_LAYOUT = Path(__file__).resolve().parent.parent / "examples" / "battle-standard-1.toml"
+
+
+@pytest.mark.parametrize(("uid", "tid"), [("marines-b", "roaches"), ("zerglings-b", "marines-b"),
+                                          ("queen", "marauders")])
+def test_narrowed_questions_round_official_terrain(uid, tid) -> None:
+    """The same on an official layout, where the last legs leave the corners of its terrain
+    for ends cut by it: each narrowed question, from several starts and under several bounds,
+    finds the path a question built afresh finds."""
+    bf = scenario.load(_LAYOUT)
+    us, targets = bf.unit(uid), [bf.unit(tid)]
+    lead = us.models[0]
+    ce = charge_ends(bf, us, lead, targets)
+    acc, pacc = end_checks(bf, us, lead, targets, ce)
+    nav = navigator_for(bf, us)
+    parent = EndQuestion(nav, ce.inner)
+    starts = [lead.at, (lead.at[0] + 0.7, lead.at[1] - 0.4), (lead.at[0] - 1.1, lead.at[1] + 0.6)]
+    seen = 0
+    far = [[Disc(lead.at[0], lead.at[1], 40.0)]]  # cuts nothing: every leg is the parent's
+    for d in (0.0, 0.2, 0.55, 0.9, None):
+        groups = far if d is None else [contact_shapes(lead, [t], d) for t in targets]
+        sets = list(ce.inner)
+        for g in groups:
+            sets = [s.with_group(g) for s in sets]
+        for start in starts:
+            if nav.escape(start) is None:
+                continue
+            for bound in (math.inf, 9.0):
+                got = path_to_ends(nav, start, parent.narrowed(groups, reach_box(start, bound)),
+                                   accept=acc, path_accept=pacc, stepped=(), bound=bound,
+                                   certify=False, fast=False)
+                ref = path_to_ends(nav, start, sets, accept=acc, path_accept=pacc, stepped=(),
+                                   bound=bound, certify=False, fast=False)
+                _same(got, ref)
+                seen += got is not None
+    assert seen  # some of them reach
