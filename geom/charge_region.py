@@ -250,7 +250,9 @@ def check_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
         return Verdict(False, RULE, f"the base at ({at[0]:.3f}, {at[1]:.3f}) is not wholly on "
                        "the table")
     ok = may_overlap(bf, top_at(bf, at))
-    for p in bf.terrain:
+    near = np.flatnonzero(bases.boxes_near(bases.piece_boxes(bf), e))  # the others miss it
+    for i in near.tolist():
+        p = bf.terrain[i]
         if ends_over(unit, p) or p.id in ok:
             continue
         if overlaps_piece(bf, e, p):

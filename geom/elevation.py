@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import shapely
 from shapely.geometry import Point as SPoint
 
@@ -57,7 +58,12 @@ def top_at(bf: Battlefield, at: tuple[float, float]) -> TerrainPiece | None:
     centre = SPoint(at)
     best: TerrainPiece | None = None
     best_size = -1
-    for p in bf.terrain:
+    boxes = piece_boxes(bf)  # a footprint holds only points of its bounding box
+    x, y = at
+    under = np.flatnonzero((boxes[:, 0] <= x) & (boxes[:, 2] >= x) & (boxes[:, 1] <= y)
+                           & (boxes[:, 3] >= y))
+    for i in under.tolist():
+        p = bf.terrain[i]
         if not p.can_stand_on:
             continue
         if shapely.intersects(p.footprint, centre):

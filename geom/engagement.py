@@ -50,7 +50,7 @@ from . import bases
 from .elevation import GROUND, HIGH, MID, elevation_level, piece_effective_size, standing_piece
 from .model import TOLERANCE, Battlefield, Model, TerrainPiece, Unit
 from .seams import line_obstacles
-from .segments import find_clear_segment
+from .segments import PreparedObstacles, find_clear_segment
 from .verdict import Verdict
 
 ENGAGEMENT_RANGE = 1.0  # §7.2
@@ -167,12 +167,15 @@ def clear_segment(bf: Battlefield, a: Model, b: Model,
     Pieces that touch are joined first (`geom.seams`), as for sight and template lines."""
     if pieces is None:
         pieces = blocking_pieces(bf, a, b)
-    shapes: list[Polygon] = []
-    for p in pieces:
-        s = _obstacle_shape(p)
-        shapes.extend(getattr(s, "geoms", [s]))
-    return find_clear_segment(a.ellipse, b.ellipse, line_obstacles(shapes),
-                              max_length=ENGAGEMENT_RANGE)
+    key = ("engagement obstacles", tuple(p.id for p in pieces))  # the same few, again and again
+    obs = bf.scratch.get(key)
+    if not isinstance(obs, PreparedObstacles):
+        shapes: list[Polygon] = []
+        for p in pieces:
+            s = _obstacle_shape(p)
+            shapes.extend(getattr(s, "geoms", [s]))
+        obs = bf.scratch[key] = PreparedObstacles.build(line_obstacles(shapes))
+    return find_clear_segment(a.ellipse, b.ellipse, obs, max_length=ENGAGEMENT_RANGE)
 
 
 # --------------------------------------------------------------------------- elevation

@@ -38,6 +38,7 @@ from .pathsearch import FixedEnds, Search
 
 TARGET_BOUND = 0.01
 SEARCHES_KEPT = 32  # searches a navigator keeps, by start
+ESCAPES_KEPT = 4096  # steps out of clearance zones a navigator keeps, by point
 
 
 def _xy(p: Sequence[float]) -> Point:
@@ -64,6 +65,8 @@ class Navigator:
     _searches: dict[tuple[tuple[Point, ...], tuple[float, ...]], Search] = field(
         default_factory=dict, init=False, repr=False)
     _inner_mode: bool = field(default=False, init=False, repr=False)
+    _escapes: dict[Point, tuple[Point, float] | None] = field(default_factory=dict, init=False,
+                                                            repr=False)
 
     def __post_init__(self) -> None:
         gap = self.unit.gap_clearance if self.gap is None else self.gap
@@ -104,6 +107,7 @@ class Navigator:
             nav.fs = FreeSpace(obs, self.fs.rect, self.fs.clearance)
             nav.graph = LazyGraph(nav.fs)
             nav._searches = {}
+            nav._escapes = {}
             nav._inner = None
             nav._inner_mode = True
             self._inner = nav
@@ -152,7 +156,17 @@ class Navigator:
     # the free space by the shortest straight step that crosses no obstacle itself.
     def escape(self, p: Point) -> tuple[Point, float] | None:
         """The nearest free point q reachable from p by a straight step crossing no obstacle
-        (no core, no base), and |pq|; (p, 0) when p is free; None when there is none."""
+        (no core, no base), and |pq|; (p, 0) when p is free; None when there is none. Kept
+        by point: every question from one start asks it again."""
+        key = (float(p[0]), float(p[1]))
+        if key in self._escapes:
+            return self._escapes[key]
+        if len(self._escapes) >= ESCAPES_KEPT:
+            self._escapes.clear()
+        got = self._escapes[key] = self._escape(key)
+        return got
+
+    def _escape(self, p: Point) -> tuple[Point, float] | None:
         fs = self.fs
         if fs.points_clear(np.array([p]))[0]:
             return p, 0.0

@@ -363,8 +363,11 @@ class Search:
                          -np.where(wrap, ra + TWO_PI - dep, ra - dep))
         lo = np.where(forward, ra, dep)
         hi = np.where(forward, dep, ra)
-        free = np.where(wrap, arcs.wrap_free(kk, lo, hi),
-                        arcs.arc_free(kk, np.minimum(lo, hi), np.maximum(lo, hi)))
+        if wrap.any():
+            free = np.where(wrap, arcs.wrap_free(kk, lo, hi),
+                            arcs.arc_free(kk, np.minimum(lo, hi), np.maximum(lo, hi)))
+        else:  # no arc through 2π (the common case): lo ≤ hi throughout
+            free = arcs.arc_free(kk, lo, hi)
         leg = np.hypot(*(t.end[idx] - t.dep[idx]).T)
         tot = cost + float(self.C.r[k]) * np.abs(sweep) + leg + t.extra[idx]
         j = np.nonzero(free & (tot < self._bound))[0]

@@ -195,8 +195,10 @@ def _touching_witness(run: _Run, j: int) -> np.ndarray | None:
     witness."""
     a, b = run.fa.ellipse(j), run.fb.ellipse(j)
     rows = run.job_rows[run.job_ptr[j]:run.job_ptr[j + 1]]
-    lens = shapely.intersection(a.polygon(64), b.polygon(64))
-    if not lens.is_empty and lens.area > 0:
+    # discs that touch (overlapping by no more than the contact tolerance) share only the
+    # contact point: no overlap polygon is worth building
+    lens = None if _discs_touch(a, b) else shapely.intersection(a.polygon(64), b.polygon(64))
+    if lens is not None and not lens.is_empty and lens.area > 0:
         free = shapely.difference(lens, shapely.union_all(run.obs.tests[rows])) if len(rows) \
             else lens
         if free.is_empty:
@@ -206,6 +208,12 @@ def _touching_witness(run: _Run, j: int) -> np.ndarray | None:
         pt = (run.near_p[j] + run.near_q[j]) / 2
     seg = np.array([[pt, pt]])
     return seg[0] if segments_clear(seg, np.array([j]), run.jp, run.obs)[0] else None
+
+
+def _discs_touch(a: Ellipse, b: Ellipse) -> bool:
+    """Two discs no more than 1e-9 into each other (touching bases)."""
+    return a.is_disc and b.is_disc and \
+        float(np.hypot(b.cx - a.cx, b.cy - a.cy)) - a.a - b.a >= -1e-9
 
 
 def search_jobs(fa: Frames, fb: Frames, obs: PreparedObstacles, job_ptr: np.ndarray,
@@ -291,8 +299,8 @@ def open_disc_segment(a: Ellipse, b: Ellipse, max_length: float | None
                       ) -> tuple[bool, tuple[Point, Point] | None]:
     """Two discs with no obstacle between them: (decided, witness) as `search_jobs` answers,
     without its machinery — the nearest-points segment (with a bound), the centre-to-centre
-    segment (without), None when the bound is not met; not decided when the discs touch or
-    overlap, which the full search settles with its own witness.
+    segment (without), None when the bound is not met, the contact point when they touch; not
+    decided when the discs overlap, which the full search settles with its own witness.
 
     >>> open_disc_segment(Ellipse(0, 0, 1, 1), Ellipse(3, 0, 1, 1), 1.0)
     (True, ((1.0, 0.0), (2.0, 0.0)))
@@ -303,7 +311,12 @@ def open_disc_segment(a: Ellipse, b: Ellipse, max_length: float | None
     cd = float(np.hypot(vx, vy))  # as `_first_segments` computes it, to the last bit
     gap = max(cd - a.a - b.a, 0.0)
     if gap <= 1e-9:
-        return False, None
+        if cd <= 0 or cd - a.a - b.a < -1e-9:
+            return False, None  # overlapping: the full search finds a common point
+        ux, uy = vx / cd, vy / cd  # touching: the contact point, as `_touching_witness` has it
+        px = (a.cx + a.a * ux + (b.cx - b.a * ux)) / 2
+        py = (a.cy + a.a * uy + (b.cy - b.a * uy)) / 2
+        return True, ((px, py), (px, py))
     if max_length is None:
         return True, (a.centre, b.centre)
     if gap > max_length + TOLERANCE:

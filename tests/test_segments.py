@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 import shapely
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import LineString, Polygon, box
@@ -397,9 +397,13 @@ def test_batch_search_agrees_with_one_by_one_and_the_sampler():
 @settings(max_examples=300, deadline=None)
 @given(st.floats(0.3, 3), st.floats(0.3, 3), st.floats(0, 6), st.floats(0, 2 * math.pi),
        st.one_of(st.none(), st.floats(0, 2)))
+@example(1.0, 0.5, 1.5, 0.3, None)  # bases in contact, with and without a bound
+@example(1.0, 0.5, 1.5, 0.3, 1.0)
+@example(0.6, 0.6, 1.2 - 5e-10, 2.0, 0.5)  # in contact to within the tolerance
+@example(0.6, 0.6, 1.0, 2.0, None)  # overlapping: left to the full search
 def test_open_disc_segment_is_what_the_full_search_answers(ra, rb, d, angle, bound):
     # the shortcut for two discs with nothing between them gives the full search's witness,
-    # to the last bit, or leaves the pair to it (touching or overlapping bases)
+    # to the last bit, or leaves the pair to it (overlapping bases)
     from geom.segments import PreparedObstacles, open_disc_segment, search_jobs
     from geom.tangents import Frames
 
@@ -410,6 +414,6 @@ def test_open_disc_segment_is_what_the_full_search_answers(ra, rb, d, angle, bou
                       np.array([0, 0]), np.zeros(0, dtype=np.int64), bound)
     full = tuple(map(tuple, res.witness[0])) if res.clear[0] else None
     if not decided:
-        assert math.hypot(b.cx - a.cx, b.cy - a.cy) - ra - rb <= 1e-9
+        assert math.hypot(b.cx - a.cx, b.cy - a.cy) - ra - rb < -1e-9
     else:
         assert fast == full
