@@ -67,7 +67,7 @@ from .model import TOLERANCE, Battlefield, Model, Point, Unit
 from .movement import destroyed_words
 from .navigator import Navigator, navigator_for
 from .obstacles import OVAL_SIDES
-from .paths import Path, Segment
+from .paths import Path, Segment, cut
 from .pathsearch import MAX_STARTS
 from .region_path import (
     STEP_SAMPLE,
@@ -520,8 +520,9 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
     was asked about (`prepared`, when it was asked on `nav`): their pieces and crossings are
     not prepared again. Also the shortest path into base contact (None if there is none).
     With `bounded` (the default) a step that only needs to know whether the allowance reaches
-    is asked under a bound, or settled by the straight-line gap; `bounded=False` measures every
-    step (the reference)."""
+    is asked under a bound, or settled by the straight-line gap, and the path into contact cut
+    at the allowance stands for the first step where its end is legal; `bounded=False`
+    measures every step (the reference)."""
     accept, pacc = end_checks(bf, unit, lead, targets, ce, memo)
     steps = None if needs_stepped_ends(nav, lead, ce) else ()
     base = prepared if prepared is not None and prepared.nav is nav else None
@@ -537,9 +538,9 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
         return near.inner
 
     # the contact ends are the same for every charge on these ends: kept with them
-    contact = path_to_ends(nav, lead.at, ends([contact_shapes(lead, targets, 0.0)],
-                                              ("base contact", lead.base, lead.angle)),
-                           accept=accept, path_accept=pacc, stepped=steps, certify=False)
+    cq = ends([contact_shapes(lead, targets, 0.0)], ("base contact", lead.base, lead.angle))
+    contact = path_to_ends(nav, lead.at, cq, accept=accept, path_accept=pacc, stepped=steps,
+                           certify=False)
     if contact is not None and contact.path.length <= allowance + TOLERANCE:
         return contact, "base contact", contact
     def gap(at: Point) -> float:  # to the farthest target (each by its nearest model)
@@ -552,6 +553,17 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
     # reaches the allowance by regula falsi (Illinois), to within CLOSE_TOL of d.
     best = shortest
     hi, f_hi = min(gap(shortest.end), ENGAGEMENT_RANGE), shortest.path.length - allowance
+    if bounded and contact is not None and isinstance(cq, EndQuestion) and not contact.stepped:
+        # the path into contact cut at the allowance is a legal path (a prefix of one): where
+        # its end is a legal end (for that path: the GRASS it tramples), it is as close as the
+        # allowance takes the model that way — along a straight last leg the closest of all,
+        # and only the step proving it is left
+        part = nav._finish(cut(contact.path, allowance))
+        legal = accept(contact.tag, part.end) if accept is not None else \
+            pacc is not None and pacc(cq.targets[contact.tag].ends, part.end, part)
+        if legal and (g := gap(part.end)) < hi:
+            best = EndPath(part, contact.tag)
+            hi, f_hi = g, part.length - allowance
     lo = 0.0
     f_lo = (contact.path.length if contact is not None else math.inf) - allowance
     at_lo = f_lo + allowance  # the path length at lo (f_lo is halved by the Illinois rule)

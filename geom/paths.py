@@ -110,6 +110,38 @@ def polyline(pieces: Sequence[Piece], start: Point) -> tuple[Point, ...]:
     return tuple(pts)
 
 
+def cut(path: Path, length: float) -> Path:
+    """The first `length` inches of `path` (all of it when it is no longer): a prefix of a
+    legal path is a legal path.
+
+    >>> p = Path(((0.0, 0.0), (3.0, 0.0), (3.0, 4.0)), 7.0,
+    ...          (Segment((0.0, 0.0), (3.0, 0.0)), Segment((3.0, 0.0), (3.0, 4.0))))
+    >>> q = cut(p, 5.0)
+    >>> q.end, q.length
+    ((3.0, 2.0), 5.0)
+    """
+    if length >= path.length or not path.pieces:
+        return path
+    pieces: list[Piece] = []
+    left = max(length, 0.0)
+    for pc in path.pieces:
+        if pc.length <= left:
+            pieces.append(pc)
+            left -= pc.length
+            continue
+        if left > 0:
+            if isinstance(pc, Segment):
+                f = left / pc.length
+                pieces.append(Segment(pc.a, (pc.a[0] + f * (pc.b[0] - pc.a[0]),
+                                             pc.a[1] + f * (pc.b[1] - pc.a[1]))))
+            else:
+                pieces.append(Arc(pc.centre, pc.radius, pc.start,
+                                  math.copysign(left / pc.radius, pc.sweep)))
+        break
+    return replace(path, points=polyline(pieces, path.start), pieces=tuple(pieces),
+                   length=sum(pc.length for pc in pieces))
+
+
 def joined(start: Point, path: Path, goal: Point | None) -> Path:
     """`path` with straight steps added from `start` and to `goal` where they differ."""
     pieces = list(path.pieces)

@@ -90,6 +90,12 @@ class Question:
         """`lower_bound` at many points (n, 2) at once."""
         return np.array([self.lower_bound(float(x), float(y)) for x, y in xy])
 
+    def reach_bound(self, x: float, y: float) -> float:
+        """A lower bound on the cost still to come from a point, for deciding which corner
+        circles are worth placing terminals on (not for ordering the heap: it may be dearer
+        to compute than `lower_bound`, and tighter)."""
+        return self.lower_bound(x, y)
+
     def bound_key(self) -> object:
         """Equal for questions with the same `lower_bound` (None: never assumed equal)."""
         return ("none",) if type(self).lower_bound is Question.lower_bound else None
@@ -419,10 +425,11 @@ class Search:
                              np.zeros(len(m)), ti)
         for k, v in self._views.items():
             keys = self._settled_on.get(k, [])
-            if not keys or not self._worth(k, min(self.cost[x] for x in keys)):
+            reached = min((self.cost[x] for x in keys), default=math.inf)
+            if not keys or not self._worth(k, reached):
                 v.terms, v.by_interval = None, None
                 continue
-            self._add_circle_terms(k, v)
+            self._add_circle_terms(k, v, reached)
             pos = np.array([v.pos[x] for x in keys], dtype=np.int64)
             order = np.argsort(pos)
             self._push_circle_terms(k, v, pos[order],
@@ -432,7 +439,7 @@ class Search:
     def _worth(self, k: int, cost: float) -> bool:
         """Could a leg leaving circle k, reached at `cost`, end under the bound?"""
         C = self.C
-        return cost + max(0.0, self._q.lower_bound(float(C.x[k]), float(C.y[k])) - C.r[k]) \
+        return cost + max(0.0, self._q.reach_bound(float(C.x[k]), float(C.y[k])) - C.r[k]) \
             < self._bound
 
     def settle(self, bound: float) -> None:

@@ -41,6 +41,7 @@ from .crossings import (
 )
 from .endset import (
     Arr,
+    Disc,
     EndSet,
     Grown,
     Primitives,
@@ -105,6 +106,7 @@ class EndQuestion(Question):
         self._circles: dict[int, Terminals | None] = {}
         self._parent: EndQuestion | None = None  # narrowed from it, by `_groups`
         self._groups: Sequence[list[Shape]] = ()
+        self._discs: list[Arr] = []  # groups of discs (x, y, r) every end lies in one of
         for es in ends:
             w = es.window()
             if w is None:
@@ -135,6 +137,8 @@ class EndQuestion(Question):
         them, and the crossings outside it are not tested."""
         q = EndQuestion(self.nav, [], self.check, self.path_check)
         q._parent, q._groups = self, groups
+        q._discs = self._discs + [np.array([[s.cx, s.cy, s.r] for s in g], dtype=float)
+                                  for g in groups if g and all(isinstance(s, Disc) for s in g)]
         extra = Primitives()
         for g in groups:
             for shape in g:
@@ -192,6 +196,13 @@ class EndQuestion(Question):
         for t in self.targets:
             x0, y0, x1, y1 = t.window
             best = min(best, math.hypot(max(x0 - x, 0.0, x - x1), max(y0 - y, 0.0, y - y1)))
+        return best
+
+    def reach_bound(self, x: float, y: float) -> float:
+        # every end lies in a disc of each group: no nearer than the farthest group's nearest
+        best = self.lower_bound(x, y)
+        for d in self._discs:
+            best = max(best, float(np.min(np.hypot(d[:, 0] - x, d[:, 1] - y) - d[:, 2])))
         return best
 
     def bound_key(self) -> object:

@@ -23,14 +23,15 @@ from shapely.geometry import LineString, box
 from shapely.geometry import Point as SPoint
 
 import scenario
-from geom.charge import end_checks, measure, roll_table, suggest_end
+from geom.bases import ellipse_distance
+from geom.charge import CLOSE_TOL, check_end, end_checks, measure, roll_table, suggest_end
 from geom.charge_ends import charge_ends, contact_shapes
 from geom.endset import Curve, Disc, EndSet, Framed, Grown
 from geom.model import Ellipse
 from geom.navigator import Navigator, navigator_for
 from geom.region_path import EndQuestion, path_to_ends, reach_box
 
-from .test_charge import scenes
+from .test_charge import independent_path_problems, scenes
 
 
 def _same(a, b) -> None:
@@ -136,8 +137,10 @@ def test_batched_membership_agrees_with_one_shape_at_a_time(seed: int) -> None:
 @settings(max_examples=30, deadline=None)
 @given(scenes(), st.sampled_from([-2.0, 0.0, 1.0, 2.0]))
 def test_bounded_close_steps_agree_with_measuring_every_step(bf, modifier) -> None:
-    """The "as close as possible" end found with bounded steps (and the straight-line gap) is
-    the one found by measuring every step."""
+    """The "as close as possible" end found with bounded steps (the straight-line gap, the
+    path into contact cut at the allowance) is as close as the one found by measuring every
+    step, to within the search's tolerance, and as legal: a legal end, reached by a legal path
+    within the allowance (the independent checkers)."""
     us = bf.unit("us")
     targets = [bf.unit("foe")]
     got = measure(bf, us, list(us.models), targets, 4.0, modifier)
@@ -151,10 +154,23 @@ def test_bounded_close_steps_agree_with_measuring_every_step(bf, modifier) -> No
     answers = [suggest_end(bf, us, nav, got.lead, targets, got.ends, got.found, allowance,
                            got.question, bounded=b) for b in (True, False)]
     (fast, how_f, c_f), (slow, how_s, c_s) = answers
-    assert how_f == how_s
-    assert fast.end == slow.end
-    assert fast.path.length == slow.path.length
+    assert (how_f == "base contact") == (how_s == "base contact")
     _same(c_f, c_s)
+    lead = got.lead
+    if how_f == "base contact":
+        assert fast.end == slow.end
+        assert fast.path.length == slow.path.length
+        return
+
+    def gap(at):
+        e = lead.moved_to(at).ellipse
+        return min(ellipse_distance(e, o.ellipse) for o in targets[0].models)
+
+    assert abs(gap(fast.end) - gap(slow.end)) <= CLOSE_TOL
+    for e in (fast, slow):
+        assert check_end(bf, us, lead, e.end, targets).ok
+        assert independent_path_problems(bf, us, lead, list(e.path.points), e.end,
+                                         allowance) == []
 
 
 @settings(max_examples=40, deadline=None)
