@@ -86,7 +86,7 @@ def bench_charges(repeat: int, old: Any) -> None:
             f"{'new cold ms':>12}{'new warm ms':>12}{'verdict ms':>11}{'first ask':>10}"
             f"{'before ms':>11}"
             f"{'before/cold':>12}{'before/warm':>12}{'Δd before':>11}{'before verdict':>15}"
-            f"{'ratio':>7}{'before first':>13}{'ratio':>7}")
+            f"{'ratio':>9}{'before first':>13}{'ratio':>9}")
     print(head)
     print("-" * len(head))
     all_cold, all_warm, all_old, all_verdict, all_old_verdict = [], [], [], [], []
@@ -136,16 +136,16 @@ def bench_charges(repeat: int, old: Any) -> None:
         print(f"{uid:<13}{n:>7}{tid:>13}{a.min_distance or float('nan'):>9.4f}"
               f"{str(a.min_roll):>5}{c:>12.1f}{w:>12.1f}{v:>11.1f}{fa:>10.1f}{o:>11.1f}"
               f"{o / c:>11.1f}x"
-              f"{o / w:>11.1f}x{dd:>11.5f}{ov:>15.1f}{ov / v:>6.2f}x"
-              f"{of:>13.1f}{of / fa:>6.2f}x")
+              f"{o / w:>11.1f}x{dd:>11.5f}{ov:>15.1f}{ov / v:>8.1f}x"
+              f"{of:>13.1f}{of / fa:>8.1f}x")
     c, w, o = median_ms(all_cold), median_ms(all_warm), median_ms(all_old)
     v, fa = median_ms(all_verdict), median_ms(all_first)
     ov = median_ms(all_old_verdict) if all_old_verdict else float("nan")
     of = median_ms(all_old_first) if all_old_first else float("nan")
     print(f"{'median per charge':<33}{'':>9}{'':>5}{c:>12.1f}{w:>12.1f}{v:>11.1f}{fa:>10.1f}"
           f"{o:>11.1f}"
-          f"{o / c:>11.1f}x{o / w:>11.1f}x{'':>11}{ov:>15.1f}{ov / v:>6.2f}x"
-          f"{of:>13.1f}{of / fa:>6.2f}x")
+          f"{o / c:>11.1f}x{o / w:>11.1f}x{'':>11}{ov:>15.1f}{ov / v:>8.1f}x"
+          f"{of:>13.1f}{of / fa:>8.1f}x")
     print("cold: fresh battlefield (navigator built); warm: navigator kept; verdict: warm, "
           "without placing the other models (possible, min_distance, min_roll, end, path); "
           "first ask: that verdict with the charge's end sets and prepared questions dropped; "
