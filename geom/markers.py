@@ -77,7 +77,7 @@ def _coherency(bf: Battlefield, unit: Unit) -> Verdict:
 def _sight(bf: Battlefield) -> Callable[[Model, Marker], Verdict]:
     from .sight import SightContext
 
-    ctx = SightContext(bf)
+    ctx = SightContext.of(bf)
     return ctx.line_of_sight
 
 

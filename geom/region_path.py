@@ -137,8 +137,8 @@ class EndQuestion(Question):
         them, and the crossings outside it are not tested."""
         q = EndQuestion(self.nav, [], self.check, self.path_check)
         q._parent, q._groups = self, groups
-        q._discs = self._discs + [np.array([[s.cx, s.cy, s.r] for s in g], dtype=float)
-                                  for g in groups if g and all(isinstance(s, Disc) for s in g)]
+        q._discs = self._discs + [_disc_rows(g) for g in groups
+                                  if g and all(isinstance(s, Disc) for s in g)]
         extra = Primitives()
         for g in groups:
             for shape in g:
@@ -333,6 +333,11 @@ class EndQuestion(Question):
         if not ok.any():
             return None
         return Terminals(dep[ok], end[ok], np.zeros(int(ok.sum())), tag[ok], k, rel[ok])
+
+
+def _disc_rows(group: Sequence[Shape]) -> Arr:
+    """A group of discs as rows (x, y, r)."""
+    return np.array([[s.cx, s.cy, s.r] for s in group if isinstance(s, Disc)], dtype=np.float64)
 
 
 def _meet(a: tuple[float, float, float, float], b: tuple[float, float, float, float]

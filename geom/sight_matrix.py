@@ -20,7 +20,7 @@ verdict of any pair on demand (`geom.sight_verdict`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -54,6 +54,11 @@ class SightMatrix:
     how: np.ndarray  # (na, nb) how the exact search decided (geom.segments; 0: not asked)
     dist: np.ndarray
     cq: np.ndarray
+    # taken out of a larger matrix (`sub`): (that matrix, its rows, its cols), whose blocked
+    # pieces are found once for all the matrices taken out of it
+    within: tuple[SightMatrix, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _blocked: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = field(
+        default=None, repr=False)
 
     @property
     def visible(self) -> np.ndarray:
@@ -93,7 +98,8 @@ class SightMatrix:
         g = np.ix_(r, c)
         return SightMatrix(self.ctx, [self.a[i] for i in r], [self.b[j] for j in c],
                            self.A.take(r, K), self.B.take(c, K), self.code[g],
-                           self.witness[g], self.how[g], self.dist[g], self.cq[g])
+                           self.witness[g], self.how[g], self.dist[g], self.cq[g],
+                           within=(self, r, c))
 
     def blocking(self, i: int, j: int) -> list[str]:
         from .sight_verdict import blocking_pieces
@@ -104,7 +110,26 @@ class SightMatrix:
         """For every BLOCKED pair at once: (pair rows i, j, piece k, full) — the pieces that
         block for the pair between the two bases (what `blocking(i, j)` names, pair by pair)
         and whether each gives full cover (else direct). One bulk query instead of a tree query
-        per pair, for unit-level verdicts over many pairs."""
+        per pair, for unit-level verdicts over many pairs; for a matrix taken out of another,
+        that matrix's rows for these pairs)."""
+        if self._blocked is None:
+            self._blocked = self._find_blocked() if self.within is None else self._taken()
+        return self._blocked
+
+    def _taken(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        assert self.within is not None
+        whole, r, c = self.within
+        ii, jj, ks, full = whole.blocked_pieces()
+        ri = np.full(len(whole.a), -1, dtype=np.int64)
+        ri[r] = np.arange(len(r))
+        ci = np.full(len(whole.b), -1, dtype=np.int64)
+        ci[c] = np.arange(len(c))
+        keep = (ri[ii] >= 0) & (ci[jj] >= 0)
+        i2, j2, k2, f2 = ri[ii[keep]], ci[jj[keep]], ks[keep], full[keep]
+        o = np.lexsort((k2, j2, i2))  # the order the pair-by-pair query gives
+        return i2[o], j2[o], k2[o], f2[o]
+
+    def _find_blocked(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         ctx = self.ctx
         ii, jj = np.nonzero(self.code == BLOCKED)
         empty = np.zeros(0, dtype=np.int64)

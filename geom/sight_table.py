@@ -113,6 +113,15 @@ class SightContext:
         self.zone_high: list[bool] = []
         self.zone_ground: list[bool] = []
 
+    @classmethod
+    def of(cls, bf: Battlefield) -> SightContext:
+        """The context of `bf`, built once and kept with it (every part of one command that
+        asks about sight shares it)."""
+        got = bf.scratch.get(("sight context",))
+        if not isinstance(got, SightContext):
+            got = bf.scratch[("sight context",)] = cls(bf)
+        return got
+
     def footprint_parts(self, k: int) -> list[np.ndarray]:
         """Convex pieces of footprint k, worked out the first time an oval needs them."""
         if k not in self._parts:

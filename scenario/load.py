@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import shapely
 from shapely.geometry import Point as SPoint
 
@@ -35,6 +36,7 @@ from formats.fields import (
 from formats.terrain import parse_terrain
 from geom import bases
 from geom.elevation import piece_effective_size, standing_piece
+from geom.end_position import overlaps_piece
 from geom.errors import TmgError
 from geom.model import TOLERANCE, Battlefield, Deployment, Marker, Model, Table, TerrainPiece, Unit
 
@@ -113,10 +115,12 @@ def check_battlefield(bf: Battlefield, err: Callable[[str | None, str | None, st
         while on is not None:
             below.add(on.id)
             on = bf.piece(on.on) if on.on else None
-        for p in bf.terrain:
+        near = np.flatnonzero(bases.boxes_near(bases.piece_boxes(bf), m.ellipse))
+        for k in near.tolist():  # the pieces whose boxes the base's box reaches
+            p = bf.terrain[k]
             if not p.impassable or p.id in below:
                 continue
-            if bases.geometry_meets(m.ellipse, p.footprint.buffer(-TOLERANCE)):
+            if overlaps_piece(bf, m.ellipse, p):
                 raise err(f"unit {m.unit!r} model {m.id!r}", "at",
                           f"base overlaps impassable terrain {p.id!r}")
 

@@ -47,7 +47,7 @@ def unit_distances(bf: Battlefield, matrix: np.ndarray | None = None) -> list[di
 def sight_between_enemies(bf: Battlefield) -> list[dict[str, Any]]:
     """§7.1: for every attacking unit and enemy target unit, who sees whom (one shared context,
     so prepared terrain is built once for the whole table)."""
-    sights = enemy_unit_sight(bf, SightContext(bf))
+    sights = enemy_unit_sight(bf, SightContext.of(bf))
     out = []
     for a in bf.units:
         for b in bf.units:
