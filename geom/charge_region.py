@@ -250,24 +250,24 @@ def check_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
         return Verdict(False, RULE, f"the base at ({at[0]:.3f}, {at[1]:.3f}) is not wholly on "
                        "the table")
     ok = may_overlap(bf, top_at(bf, at))
-    near = np.flatnonzero(bases.boxes_near(bases.piece_boxes(bf), e))  # the others miss it
-    for i in near.tolist():
+    pieces = np.flatnonzero(bases.boxes_near(bases.piece_boxes(bf), e))  # the others miss it
+    for i in pieces.tolist():
         p = bf.terrain[i]
         if ends_over(unit, p) or p.id in ok:
             continue
         if overlaps_piece(bf, e, p):
             return Verdict(False, RULE, f"the base would overlap terrain {p.title}")
-    for o in bf.models():
+    others, near = models_near(bf, at, e.a + ENGAGEMENT_RANGE + TOLERANCE)
+    for o in (others[i] for i in near):
         if o.unit == unit.id:
             continue
         if bases_overlap(m, o):
             return Verdict(False, RULE, f"the base would overlap {o.ref}")
     target_ids = {t.id for t in targets}
-    for v in bf.units:
-        if v.owner == unit.owner or v.id in target_ids:
-            continue
-        for o in v.models:
+    for o in (others[i] for i in near):
+        if o.owner != unit.owner and o.unit not in target_ids:
             if not o.flying and in_engagement_range(m, o):
+                v = bf.unit(o.unit)
                 return Verdict(False, RULE, f"the base would be within 1\" of {o.ref}, whose unit "
                                f"{v.id!r} was not declared a target")
     witnesses = {}
@@ -285,6 +285,19 @@ def check_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
     return Verdict(True, RULE, "legal end: engaged with every declared target",
                    witness=list(at), details={"engaged_with": {k: v[0] for k, v in witnesses.items()},
                                               "segments": {k: v[1] for k, v in witnesses.items()}})
+
+
+def models_near(bf: Battlefield, at: Point, reach: float) -> tuple[list[Model], list[int]]:
+    """The table's models, and (in table order) those whose bases may come within `reach` of a
+    point: centre nearer than `reach` + the model's own long semi-axis (the others cannot)."""
+    got = bf.scratch.get(("model centres",))
+    if not isinstance(got, tuple):
+        ms = list(bf.models())
+        xy = np.array([m.at for m in ms], dtype=float).reshape(-1, 2)
+        got = bf.scratch[("model centres",)] = (ms, xy, np.array([m.base.a for m in ms]))
+    ms, xy, a = got
+    d = np.hypot(xy[:, 0] - at[0], xy[:, 1] - at[1])
+    return ms, np.flatnonzero(d <= a + reach).tolist()
 
 
 def in_contact_with_any(m: Model, others: Iterable[Model]) -> str | None:

@@ -52,9 +52,25 @@ def level_of_size(effective: float) -> str:
     return GROUND
 
 
+TOPS_KEPT = 4096  # points whose top a battlefield keeps
+
+
 def top_at(bf: Battlefield, at: tuple[float, float]) -> TerrainPiece | None:
     """The top a base centred at `at` stands on: of the standable pieces under that point, the
-    one of greatest effective size (None: the mat)."""
+    one of greatest effective size (None: the mat). Kept with the battlefield by point: the
+    same models' tops are asked for again and again."""
+    kept = bf.scratch.get(("tops",))
+    if not isinstance(kept, dict) or len(kept) >= TOPS_KEPT:
+        kept = bf.scratch[("tops",)] = {}
+    key = (float(at[0]), float(at[1]))
+    if key not in kept:
+        kept[key] = _top_at(bf, key)
+    got = kept[key]
+    assert got is None or isinstance(got, TerrainPiece)
+    return got
+
+
+def _top_at(bf: Battlefield, at: tuple[float, float]) -> TerrainPiece | None:
     centre = SPoint(at)
     best: TerrainPiece | None = None
     best_size = -1

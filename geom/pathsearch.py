@@ -23,7 +23,6 @@ Guarantee: the answer is the exact shortest path to the terminals offered, up to
 from __future__ import annotations
 
 import heapq
-import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -131,6 +130,18 @@ class _View:
     placed_by: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
 
 
+@dataclass
+class _Batch:
+    """Terminals pushed together, sorted by cost; `next`: the first not yet on the heap."""
+
+    cost: list[float]
+    key: list[int]
+    pred: list[int]
+    sweep: list[float]
+    ti: int
+    next: int = 0
+
+
 @dataclass(frozen=True)
 class Found:
     """The answer to a question: the terminal's batch and index, its cost and its path."""
@@ -176,7 +187,10 @@ class Search:
         # graph nodes, keyed by cost + the question's lower bound; and the terminals of the
         # question being asked (popped together in one order: the smaller head first)
         self._heap: list[tuple[float, float, int, int, int, float, int]] = []
-        self._theap: list[tuple[float, float, int, int, int, float, int]] = []
+        # the terminals: the head of each batch (`_push_terms`), as (cost, cost, key, pred,
+        # TERM, sweep, batch of Terminals, batch of entries)
+        self._theap: list[tuple[float, float, int, int, int, float, int, int]] = []
+        self._batches: list[_Batch] = []
         self._bound_key: object = None
         self._views: dict[int, _View] = {}
         self._settled_on: dict[int, list[int]] = {}
@@ -232,7 +246,7 @@ class Search:
             f = g + self._q.lower_bound(x, y)
             heapq.heappush(self._heap, (f, g, key, pred, kind, sweep, tag))
         else:
-            heapq.heappush(self._theap, (g, g, key, pred, kind, sweep, tag))
+            heapq.heappush(self._theap, (g, g, key, pred, kind, sweep, tag, -1))
 
     def _view(self, k: int) -> _View:
         v = self._views.get(k)
@@ -382,25 +396,35 @@ class Search:
 
     def _push_terms(self, cost: Arr, keys: NDArray[np.int64], preds: NDArray[np.int64],
                     sweeps: Arr, ti: int) -> None:
-        """Terminals onto the heap at once (a terminal's priority is its cost): the same
-        entries `_push` makes, one by one or, for many, by heapify."""
+        """Terminals onto the heap at once (a terminal's priority is its cost): sorted as the
+        heap orders them, they wait in a batch of their own with only the cheapest on the heap
+        (`_pop_term` puts the next one on) — most are never reached, so never made entries."""
         if not len(cost):
             return
-        c = cost.tolist()
-        entries = list(zip(c, c, keys.tolist(), preds.tolist(), itertools.repeat(TERM),
-                           sweeps.tolist(), itertools.repeat(ti), strict=False))
-        heap = self._theap
-        if len(entries) * 8 > len(heap):
-            heap.extend(entries)
-            heapq.heapify(heap)
-        else:
-            for e in entries:
-                heapq.heappush(heap, e)
+        o = np.lexsort((keys, cost))  # the heap's order: cost, then key (unique)
+        b = _Batch(cost[o].tolist(), keys[o].tolist(), preds[o].tolist(), sweeps[o].tolist(),
+                   ti)
+        self._batches.append(b)
+        self._refill(b, len(self._batches) - 1)
+
+    def _refill(self, b: _Batch, bi: int) -> None:
+        i = b.next
+        if i < len(b.cost):
+            b.next = i + 1
+            c = b.cost[i]
+            heapq.heappush(self._theap, (c, c, b.key[i], b.pred[i], TERM, b.sweep[i], b.ti, bi))
+
+    def _pop_term(self) -> tuple[float, float, int, int, int, float, int, int]:
+        """The cheapest terminal waiting, the next of its batch put on the heap."""
+        e = heapq.heappop(self._theap)
+        if e[7] >= 0:
+            self._refill(self._batches[e[7]], e[7])
+        return e
 
     def ask(self, q: Question, bound: float = math.inf) -> Found | None:
         """The cheapest terminal of question `q` costing less than `bound`, or None."""
         self._q = q
-        self._theap = []
+        self._theap, self._batches = [], []
         bk = q.bound_key()
         if bk is None or bk != self._bound_key:  # the frontier, re-keyed with q's lower bound
             cost = self.cost
@@ -452,12 +476,12 @@ class Search:
             src = theap if theap and (not heap or theap[0] < heap[0]) else heap
             if src[0][0] >= bound:
                 return None
-            f, g, key, pred, kind, sweep, tag = heapq.heappop(src)
-            if kind == TERM:
-                found = self._terminal_run((f, g, key, pred, kind, sweep, tag), bound)
+            if src is theap:
+                found = self._terminal_run(self._pop_term(), bound)
                 if found is not None:
                     return found
                 continue
+            f, g, key, pred, kind, sweep, tag = heapq.heappop(heap)
             if key in self.cost:
                 continue
             if kind == SEG:
@@ -474,7 +498,7 @@ class Search:
             self._expand(key, g)
         return None
 
-    def _terminal_run(self, first: tuple[float, float, int, int, int, float, int],
+    def _terminal_run(self, first: tuple[float, float, int, int, int, float, int, int],
                       bound: float) -> Found | None:
         """Terminals that come off the heap one after another are tested together (their
         legs in one clearance query); the first clear, accepted one in heap order wins."""
@@ -482,16 +506,16 @@ class Search:
         run = [first]
         while theap and theap[0][0] < bound and (not heap or theap[0] < heap[0]) \
                 and len(run) < 256:
-            run.append(heapq.heappop(theap))
+            run.append(self._pop_term())
         dep = np.empty((len(run), 2))
         end = np.empty((len(run), 2))
-        for n, (_, _, key, _, _, _, ti) in enumerate(run):
+        for n, (_, _, key, _, _, _, ti, _) in enumerate(run):
             m = -key - _TBASE - ti * _TSTRIDE
             t = self._terms[ti]
             dep[n], end[n] = t.dep[m], t.end[m]
         clear = self.graph.fs.segments_clear(dep, end)
         for hit in np.nonzero(clear)[0]:
-            _, g, key, pred, _, sweep, ti = run[int(hit)]
+            _, g, key, pred, _, sweep, ti, _ = run[int(hit)]
             m = -key - _TBASE - ti * _TSTRIDE
             t = self._terms[ti]
             path = self._path(pred, t, m, sweep)
