@@ -76,7 +76,10 @@ def point_distance(e: Ellipse, pts: np.ndarray | tuple[float, float]) -> np.ndar
         pa, pb = a * y0 / (t + a * a), b * y1 / (t + b * b)
         f = pa * pa + pb * pb - 1
         df = -2 * (pa * pa / (t + a * a) + pb * pb / (t + b * b))
-        step = np.where(df < 0, -f / np.where(df < 0, df, -1.0), 0.0)
+        # at the root to the last bit F may come out a hair below 0 with F' subnormal: the
+        # step overflows to −∞ and is clamped to 0 below (converged), so no warning is due
+        with np.errstate(over="ignore"):
+            step = np.where(df < 0, -f / np.where(df < 0, df, -1.0), 0.0)
         step = np.where(inside, 0.0, np.maximum(step, 0.0))
         t = t + step
         if float(np.max(step / np.maximum(t, 1e-300), initial=0.0)) < 1e-15:
