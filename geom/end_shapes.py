@@ -210,6 +210,7 @@ class ShapeTests:
         self.radii = np.array([g.r for g in grown], dtype=float)
         self.grown_closed = grown_closed
         self.others = others
+        self._prepared = False
 
     @staticmethod
     def of(shapes: Sequence[Shape], closed: Sequence[bool]) -> ShapeTests:
@@ -240,6 +241,29 @@ class ShapeTests:
             d[i, j] = shapely.distance(shapely.points(pts[i]), self.cores[j])
         return d - self.radii[None, :]
 
+    def grown_within(self, pts: Arr, cols: NDArray[np.bool_] | None = None
+                     ) -> NDArray[np.bool_]:
+        """(n,): within the tolerance of some grown footprint (of those `cols` picks) — what
+        `grown_distances(pts) <= TOLERANCE` says, by a distance-within test on the prepared
+        cores, which stops as soon as it knows (a long zone boundary is not walked point by
+        point)."""
+        b, r = self.boxes, self.radii
+        px, py = pts[:, 0, None], pts[:, 1, None]
+        d = np.hypot(np.maximum(np.maximum(b[None, :, 0] - px, px - b[None, :, 2]), 0.0),
+                     np.maximum(np.maximum(b[None, :, 1] - py, py - b[None, :, 3]), 0.0))
+        near = d <= r[None, :] + TOLERANCE
+        if cols is not None:
+            near &= cols[None, :]
+        i, j = np.nonzero(near)
+        out = np.zeros(len(pts), dtype=bool)
+        if len(i):
+            if not self._prepared:
+                shapely.prepare(self.cores)
+                self._prepared = True
+            hit = shapely.dwithin(self.cores[j], shapely.points(pts[i]), r[j] + TOLERANCE)
+            out[i[hit]] = True
+        return out
+
     def inside(self, pts: Arr) -> NDArray[np.bool_]:
         """In some shape (within the tolerance)."""
         inside = np.zeros(len(pts), dtype=bool)
@@ -248,7 +272,7 @@ class ShapeTests:
         if len(self.radii):
             todo = np.nonzero(~inside)[0]
             if len(todo):
-                inside[todo] = (self.grown_distances(pts[todo]) <= TOLERANCE).any(axis=1)
+                inside[todo] = self.grown_within(pts[todo])
         for s, _ in self.others:
             todo = np.nonzero(~inside)[0]
             if not len(todo):
@@ -264,10 +288,12 @@ class ShapeTests:
             ok &= ~np.where(self.disc_closed[None, :], d <= TOLERANCE, d < -TOLERANCE).any(axis=1)
         if len(self.radii):
             idx = np.nonzero(ok)[0]
-            if len(idx):
+            if len(idx) and self.grown_closed.any():  # closed: out by more than the tolerance
+                ok[idx] = ~self.grown_within(pts[idx], self.grown_closed)
+            idx = np.nonzero(ok)[0]
+            if len(idx) and not self.grown_closed.all():  # open: not inside by more
                 d = self.grown_distances(pts[idx])
-                ok[idx] = ~np.where(self.grown_closed[None, :], d <= TOLERANCE,
-                                    d < -TOLERANCE).any(axis=1)
+                ok[idx] = ~((d < -TOLERANCE) & ~self.grown_closed[None, :]).any(axis=1)
         for s, closed in self.others:
             idx = np.nonzero(ok)[0]
             if not len(idx):
