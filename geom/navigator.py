@@ -29,12 +29,13 @@ from numpy.typing import NDArray
 from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
 
+from .fixed_ends import FixedEnds
 from .freespace import TWO_PI, FreeSpace
 from .model import Battlefield, Point, Unit
 from .navgraph import LazyGraph
 from .obstacles import OVAL_SIDES, Obstacle, is_level, movement_obstacles
 from .paths import EXACT_BOUND, Path, Segment, joined
-from .pathsearch import FixedEnds, Search
+from .pathsearch import Search
 
 TARGET_BOUND = 0.01
 SEARCHES_KEPT = 32  # searches a navigator keeps, by start

@@ -29,10 +29,11 @@ from shapely.geometry.base import BaseGeometry
 from .crossings import nearest_members
 from .end_question import Accept, EndQuestion, EndTarget, PathAccept, reach_box
 from .endset import Arr, EndSet, Grown, Shape
+from .fixed_ends import FixedEnds
 from .model import Model, Point
 from .navigator import Navigator, _xy
 from .paths import EXACT_BOUND, Path, Segment, joined
-from .pathsearch import FixedEnds, Search
+from .pathsearch import Search
 from .straight_legs import straight_first
 
 STEP_SAMPLE = 0.05       # spacing of sampled stepped ends on the boundary

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geom import movement as mv
+from geom.fixed_ends import FixedEnds
 from geom.navigator import navigator_for
-from geom.pathsearch import FixedEnds
 
 from ._movement_ref import eager_path_length
 from .test_movement import far_points, free_points, scene
