@@ -558,11 +558,11 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
         # its end is a legal end (for that path: the GRASS it tramples), it is as close as the
         # allowance takes the model that way — along a straight last leg the closest of all,
         # and only the step proving it is left
-        part = nav._finish(cut(contact.path, allowance))
+        part = cut(contact.path, allowance)
         legal = accept(contact.tag, part.end) if accept is not None else \
             pacc is not None and pacc(cq.targets[contact.tag].ends, part.end, part)
         if legal and (g := gap(part.end)) < hi:
-            best = EndPath(part, contact.tag)
+            best = EndPath(nav._finish(part), contact.tag)
             hi, f_hi = g, part.length - allowance
     lo = 0.0
     f_lo = (contact.path.length if contact is not None else math.inf) - allowance

@@ -267,9 +267,8 @@ def check_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
     for o in (others[i] for i in near):
         if o.owner != unit.owner and o.unit not in target_ids:
             if not o.flying and in_engagement_range(m, o):
-                v = bf.unit(o.unit)
                 return Verdict(False, RULE, f"the base would be within 1\" of {o.ref}, whose unit "
-                               f"{v.id!r} was not declared a target")
+                               f"{o.unit!r} was not declared a target")
     witnesses = {}
     for t in targets:
         best = None

@@ -229,13 +229,17 @@ class ShapeTests:
         return np.hypot(pts[:, 0, None] - c[None, :, 0], pts[:, 1, None] - c[None, :, 1]) \
             - c[None, :, 2]
 
+    def _box_distances(self, pts: Arr) -> Arr:
+        """(n, grown): distance from each point to each core's bounding box."""
+        b = self.boxes
+        px, py = pts[:, 0, None], pts[:, 1, None]
+        return np.hypot(np.maximum(np.maximum(b[None, :, 0] - px, px - b[None, :, 2]), 0.0),
+                        np.maximum(np.maximum(b[None, :, 1] - py, py - b[None, :, 3]), 0.0))
+
     def grown_distances(self, pts: Arr) -> Arr:
         """(n, grown): how far outside each grown footprint (`_distance`: exact where the
         core's box comes within the radius, else the distance to the box)."""
-        b = self.boxes
-        px, py = pts[:, 0, None], pts[:, 1, None]
-        d = np.hypot(np.maximum(np.maximum(b[None, :, 0] - px, px - b[None, :, 2]), 0.0),
-                     np.maximum(np.maximum(b[None, :, 1] - py, py - b[None, :, 3]), 0.0))
+        d = self._box_distances(pts)
         i, j = np.nonzero(d <= self.radii[None, :] + 10 * TOLERANCE)
         if len(i):
             d[i, j] = shapely.distance(shapely.points(pts[i]), self.cores[j])
@@ -247,11 +251,8 @@ class ShapeTests:
         `grown_distances(pts) <= TOLERANCE` says, by a distance-within test on the prepared
         cores, which stops as soon as it knows (a long zone boundary is not walked point by
         point)."""
-        b, r = self.boxes, self.radii
-        px, py = pts[:, 0, None], pts[:, 1, None]
-        d = np.hypot(np.maximum(np.maximum(b[None, :, 0] - px, px - b[None, :, 2]), 0.0),
-                     np.maximum(np.maximum(b[None, :, 1] - py, py - b[None, :, 3]), 0.0))
-        near = d <= r[None, :] + TOLERANCE
+        r = self.radii
+        near = self._box_distances(pts) <= r[None, :] + TOLERANCE
         if cols is not None:
             near &= cols[None, :]
         i, j = np.nonzero(near)

@@ -232,21 +232,19 @@ class Search:
     # ---- the heap ----------------------------------------------------------------------------
     def _push(self, key: int, g: float, pred: int, kind: int, sweep: float, tag: int = 0
               ) -> None:
+        """A graph node (SEG or ARC) onto the heap; terminals go through `_push_terms`."""
         if key in self.cost:
             return
-        if kind != TERM:
-            # a tangent segment not yet known to be clear may turn out blocked when popped,
-            # so only entries known to be valid may shadow later, dearer ones
-            if g >= self._best.get(key, math.inf):
-                return
-            if kind == ARC or (kind == SEG and not is_start(pred)
-                               and self.graph._clear.get(key >> 1) is True):
-                self._best[key] = g
-            x, y = self.xy[key]
-            f = g + self._q.lower_bound(x, y)
-            heapq.heappush(self._heap, (f, g, key, pred, kind, sweep, tag))
-        else:
-            heapq.heappush(self._theap, (g, g, key, pred, kind, sweep, tag, -1))
+        # a tangent segment not yet known to be clear may turn out blocked when popped,
+        # so only entries known to be valid may shadow later, dearer ones
+        if g >= self._best.get(key, math.inf):
+            return
+        if kind == ARC or (kind == SEG and not is_start(pred)
+                           and self.graph._clear.get(key >> 1) is True):
+            self._best[key] = g
+        x, y = self.xy[key]
+        f = g + self._q.lower_bound(x, y)
+        heapq.heappush(self._heap, (f, g, key, pred, kind, sweep, tag))
 
     def _view(self, k: int) -> _View:
         v = self._views.get(k)
@@ -417,8 +415,7 @@ class Search:
     def _pop_term(self) -> tuple[float, float, int, int, int, float, int, int]:
         """The cheapest terminal waiting, the next of its batch put on the heap."""
         e = heapq.heappop(self._theap)
-        if e[7] >= 0:
-            self._refill(self._batches[e[7]], e[7])
+        self._refill(self._batches[e[7]], e[7])
         return e
 
     def ask(self, q: Question, bound: float = math.inf) -> Found | None:
