@@ -1,0 +1,234 @@
+"""Gap clearance as the rulebook means it: two clearances, not one (rulebook §4.6, §8.5.3;
+GEOMETRY-RULES §6 "Decision (revised)"; docs/rules.md#gap-clearance).
+
+At every point of its path the leading model's base either overlaps no movement obstacle, or
+it is *in a gap*: the obstacle material under the base falls into two or more separate parts,
+and then the centre keeps at least half the required width `c` from every obstacle. For a
+base of radius r > c the free space of the centre is F_r ∪ G (DESIGN-NOTES §2):
+
+- F_r: every point at least r from all material (each obstacle's *base zone*
+  {dist(x, core) < ρ + r − c});
+- G: points whose disc(r) meets material in ≥ 2 separate parts — two merged parts within r,
+  or one part met in two places (the two arms of a U) — and at least c from everything.
+
+Touching material is merged into one part first (a seam is no gap). The free space's corners
+are arcs of radius ρ + r − c round lone corners, radius ρ inside gaps (the existing corner
+circles), and the *pinch points* where the base zones of two sides of a gap cross: there the
+base touches both sides, and a path enters the gap. Pinch points are graph vertices (circles
+of radius 0 turning through any angle).
+
+Exactness: distances to cores are GEOS distances (exact to floating point); "two separate
+parts within r" is decided by those distances; only "one part met in two places" asks shapely
+for the parts of a polygonised disc ∩ the part (1024 sides: the rare U-arm case). A segment
+is checked at its crossings with every base-zone boundary it meets and between them (the
+verdict can change only at those crossings); the crossings come from polygonised zone
+boundaries (256 sides per circle, ≤ 8e-5·r off), so a segment is decided to that precision.
+A base narrower than the width (r ≤ c) keeps the single clearance c from everything, which is
+legal (it overlaps nothing and never passes two parts closer than the width) but may be longer
+than the shortest legal path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+from shapely.geometry.base import BaseGeometry
+
+from .freespace import CLEAR_TOL, TWO_PI, Arr, Circles, circle_events, corner_circles
+
+if TYPE_CHECKING:
+    from .freespace import FreeSpace
+
+MERGE_TOL = 1e-6   # material closer than this is one part (abutting sections: a seam)
+ZONE_SEGS = 64     # quad segments of polygonised base zones, for segment crossings
+DISC_SEGS = 256    # quad segments of the base disc, for the one-part (U arms) test
+
+
+def _concat(*cs: Circles) -> Circles:
+    return Circles(*(np.concatenate([getattr(c, f) for c in cs])
+                     for f in ("x", "y", "r", "start", "span", "obstacle")))
+
+
+@dataclass
+class GapModel:
+    """Parts of the material and the base-zone tests of one free space (r > c)."""
+
+    fs: FreeSpace
+    part: NDArray[np.int64]        # obstacle -> merged part
+    extra: Arr                     # obstacle -> material radius about its core (ρ − c)
+    material: list[BaseGeometry]   # part -> its material (polygonised discs for bases)
+    zone_bounds: NDArray[np.object_]  # obstacle -> boundary of its polygonised base zone
+
+    @staticmethod
+    def build(fs: FreeSpace) -> GapModel:
+        n = len(fs.obstacles)
+        extra = np.maximum(fs.rho - fs.clearance, 0.0)
+        parent = list(range(n))
+
+        def find(a: int) -> int:
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            return a
+
+        i, j = fs.tree.query(fs.cores, predicate="dwithin", distance=2 * float(extra.max(
+            initial=0.0)) + MERGE_TOL)
+        keep = i < j
+        i, j = i[keep], j[keep]
+        if len(i):
+            d = shapely.distance(fs.cores[i], fs.cores[j])
+            touch = d <= extra[i] + extra[j] + MERGE_TOL
+            for a, b in zip(i[touch].tolist(), j[touch].tolist(), strict=True):
+                parent[find(a)] = find(b)
+        roots = [find(a) for a in range(n)]
+        ids = {r: k for k, r in enumerate(dict.fromkeys(roots))}
+        part = np.array([ids[r] for r in roots], dtype=np.int64)
+        mats: list[list[BaseGeometry]] = [[] for _ in ids]
+        for k, o in enumerate(fs.obstacles):
+            g = o.core
+            if extra[k] > 0:
+                g = shapely.buffer(g, float(extra[k]), quad_segs=DISC_SEGS)
+            mats[part[k]].append(g)
+        material = [shapely.union_all(m) for m in mats]
+        for g in material:
+            shapely.prepare(g)
+        # circumscribed polygonised zones: crossings found a hair outside, never missed
+        grow = 1.0 / np.cos(np.pi / (4 * ZONE_SEGS))
+        bounds = shapely.boundary(shapely.buffer(
+            fs.cores, fs.rho_r * grow, quad_segs=ZONE_SEGS))
+        return GapModel(fs, part, extra, material, np.asarray(bounds, dtype=object))
+
+    # ---- points ------------------------------------------------------------------------------
+    def points_ok(self, p: Arr, ok: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """For points already clear of every c-zone (`ok`): are they off every base zone, or
+        in a gap?"""
+        fs = self.fs
+        out = np.ones(len(p), dtype=bool)
+        idx = np.nonzero(ok)[0]
+        if not len(idx):
+            return out
+        pts = shapely.points(p[idx])
+        i, j = fs.tree.query(pts, predicate="dwithin", distance=fs.rho_r_max)
+        if not len(i):
+            return out
+        d = shapely.distance(pts[i], fs.cores[j])
+        inside = d < fs.rho_r[j] - CLEAR_TOL
+        i, j = i[inside], j[inside]
+        if not len(i):
+            return out
+        parts = self.part[j]
+        # points within the base zone of exactly one part
+        lo = np.full(len(idx), -1, dtype=np.int64)
+        hi = np.full(len(idx), -1, dtype=np.int64)
+        np.maximum.at(hi, i, parts)
+        lo[:] = hi.max(initial=0) + 1
+        np.minimum.at(lo, i, parts)
+        lone = np.nonzero((hi >= 0) & (lo == hi))[0]
+        r = fs.radius
+        for k in lone.tolist():
+            disc = shapely.buffer(pts[k], r, quad_segs=DISC_SEGS)
+            under = shapely.intersection(disc, self.material[int(hi[k])])
+            if shapely.get_num_geometries(under) < 2 or under.geom_type in (
+                    "Polygon", "LineString", "Point"):
+                out[idx[k]] = False
+        return out
+
+    # ---- segments ------------------------------------------------------------------------------
+    def segments_ok(self, p: Arr, q: Arr, ok: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """For segments already clear of every c-zone: is every point of each off every base
+        zone or in a gap? Tested at the midpoints between its crossings of base-zone
+        boundaries (where alone the verdict can change) and at its ends."""
+        fs = self.fs
+        out = np.ones(len(p), dtype=bool)
+        idx = np.nonzero(ok & (np.hypot(*(p - q).T) > 1e-12))[0]
+        if not len(idx):
+            return out
+        lines = shapely.linestrings(np.stack([p[idx], q[idx]], axis=1))
+        i, j = fs.tree.query(lines, predicate="dwithin", distance=fs.rho_r_max)
+        if not len(i):
+            return out
+        d = shapely.distance(lines[i], fs.cores[j])
+        inside = d < fs.rho_r[j] - CLEAR_TOL
+        i, j = i[inside], j[inside]
+        if not len(i):
+            return out
+        xs = shapely.intersection(lines[i], self.zone_bounds[j])
+        coords, which = shapely.get_coordinates(xs, return_index=True)
+        seg = i[which]
+        a, b = p[idx], q[idx]
+        v = b - a
+        L2 = (v * v).sum(axis=1)
+        t_parts = [np.zeros(len(idx)), np.ones(len(idx))]
+        s_parts = [np.arange(len(idx)), np.arange(len(idx))]
+        if len(coords):
+            t = ((coords - a[seg]) * v[seg]).sum(axis=1) / L2[seg]
+            t_parts.append(np.clip(t, 0.0, 1.0))
+            s_parts.append(seg)
+        involved = np.unique(i)
+        mask = np.isin(np.concatenate(s_parts), involved)
+        T = np.concatenate(t_parts)[mask]
+        S = np.concatenate(s_parts)[mask]
+        order = np.lexsort((T, S))
+        T, S = T[order], S[order]
+        same = S[1:] == S[:-1]
+        mids = ((T[1:] + T[:-1]) / 2)[same]
+        ms = S[1:][same]
+        ts = np.concatenate([mids, T])
+        ss = np.concatenate([ms, S])
+        pts = a[ss] + ts[:, None] * v[ss]
+        good = self.points_ok(pts, np.ones(len(pts), dtype=bool))
+        bad = np.unique(ss[~good])
+        out[idx[bad]] = False
+        return out
+
+
+def gap_circles(fs: FreeSpace) -> Circles:
+    """The corner circles of the two-clearance free space: radius ρ (inside gaps), ρ + r − c
+    (lone corners), and the pinch points (radius 0, any turn) where base zones cross."""
+    grown = [replace(o, rho=o.rho + fs.grow) for o in fs.obstacles]
+    C_c = corner_circles(fs.obstacles)
+    C_r = corner_circles(grown)
+    both = _concat(C_c, C_r)
+    k, rel = circle_events(fs, C_r)
+    th = C_r.start[k] + rel
+    pts = np.column_stack((C_r.x[k] + C_r.r[k] * np.cos(th), C_r.y[k] + C_r.r[k] * np.sin(th)))
+    pts = _pinches(fs, pts, C_r.obstacle[k])
+    n = len(pts)
+    pinch = Circles(pts[:, 0].copy(), pts[:, 1].copy(), np.zeros(n), np.zeros(n),
+                    np.full(n, TWO_PI), np.full(n, -1, dtype=np.int64))
+    return _concat(both, pinch)
+
+
+def _pinches(fs: FreeSpace, pts: Arr, own: NDArray[np.int64]) -> Arr:
+    """Of the crossings of a lone-corner circle with another base-zone boundary, those where
+    the base touches two separate parts (or one part in two places) and may stand: pinch
+    points of the free space."""
+    if not len(pts):
+        return pts.reshape(0, 2)
+    pts = np.unique(np.round(pts, 12), axis=0)
+    gm = fs.gaps
+    sp = shapely.points(pts)
+    i, j = fs.tree.query(sp, predicate="dwithin", distance=fs.rho_r_max + 1e-6)
+    d = shapely.distance(sp[i], fs.cores[j])
+    touch = np.abs(d - fs.rho_r[j]) <= 1e-6
+    i, j = i[touch], j[touch]
+    n_parts = np.zeros(len(pts), dtype=np.int64)
+    for a in np.unique(i).tolist():
+        n_parts[a] = len(set(gm.part[j[i == a]].tolist()))
+    cand = n_parts >= 1
+    ok = fs.points_clear(pts) & cand
+    two = n_parts >= 2
+    keep = ok & two
+    # one part touched in two places (the arms of a U) — shapely on the slightly grown disc
+    for a in np.nonzero(ok & ~two)[0].tolist():
+        disc = shapely.buffer(sp[a], fs.radius + 1e-5, quad_segs=DISC_SEGS)
+        pj = j[i == a]
+        under = shapely.intersection(disc, gm.material[int(gm.part[pj[0]])])
+        if shapely.get_num_geometries(under) >= 2:
+            keep[a] = True
+    del own
+    return pts[keep]
