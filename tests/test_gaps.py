@@ -166,3 +166,25 @@ def test_swept_base_reference_and_grid(gap, wall_top, mm):
     if ref is not None:
         assert p.length <= ref + 1e-6
     assert p.length >= math.dist((3, 3), (15, 6)) - 1e-9
+
+
+def test_oval_rounds_the_corner_clear_of_it():
+    """A hydralisk's 100 mm oval (Size 2) rounds the lone wall end with its whole base off
+    the wall: the engine takes the oval as its circumscribed disc (radius = half the long
+    axis, a legal bound), so the length is the tangent-and-arc figure for that disc, and the
+    swept oval itself never touches the wall."""
+
+    from geom.model import Ellipse
+
+    u = mk_unit("h", "red", [(4, 4)], size=2, mm=(100, 50))
+    bf = wall_table(u, TerrainPiece("w", 3, box(10, 0, 11, 8)))
+    p = mv.shortest_path(bf, u, (4, 4), (17, 4))
+    a = 100 / MM / 2
+    assert p is not None
+    assert p.length == pytest.approx(round_wall_top((4, 4), (17, 4), (10, 8), (11, 8), a),
+                                     abs=1e-6)
+    wall = box(10, 0, 11, 8)
+    from ._movement_ref import path_samples
+    for x, y in path_samples(p, 0.02):
+        oval = Ellipse(float(x), float(y), a, 50 / MM / 2, 0.0).polygon(256, outer=True)
+        assert oval.intersection(wall).area <= 1e-9

@@ -91,7 +91,9 @@ class Disengage:
         ans = cc.disengage(bf, u)
         prims: list[Prim] = []
         if ans.path:
-            prims += path_prims(ans.path, "disengage:path")
+            lead = by_id.get(ans.leading or "")
+            prims += path_prims(ans.path, "disengage:path",
+                                radius=lead.base.a if lead is not None else 0.0)
         if ans.end is not None and ans.leading is not None:
             prims += ghost(by_id[ans.leading], ans.end, "disengage:end")
         for mid, at in ans.positions.items():

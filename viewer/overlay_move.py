@@ -127,11 +127,19 @@ def gone_words(bf: Battlefield, grass: Iterable[str], removed: Iterable[str]) ->
     return [f"    gone for the end (dashed orange): {', '.join(names)}"] if names else []
 
 
-def path_prims(points: object, tag: str, ok: bool = True) -> list[Prim]:
-    """The leading model's path (solid), or the path of a move that is not legal (dashed)."""
+def path_prims(points: object, tag: str, ok: bool = True, radius: float = 0.0) -> list[Prim]:
+    """The leading model's path (solid), or the path of a move that is not legal (dashed).
+    With `radius`, the outline of the base swept along it, faint (§4.6: the base stays off
+    every obstacle except in a gap; a judge sees that it clears the wall)."""
     pts = tuple((float(p[0]), float(p[1])) for p in points)  # type: ignore[attr-defined]
     if len(pts) < 2:
         return []
+    if radius > 0:
+        from shapely.geometry import LineString
+
+        swept = LineString(pts).buffer(radius, quad_segs=32)
+        return [*outline(swept, st.with_alpha(st.PATH, 90), 1.2, L_UNDER, tag=f"{tag}:swept",
+                         mark=mk.SWEPT), *path_prims(pts, tag, ok)]
     if ok:
         return [Stroke(pts, st.PATH, st.OVERLAY_WIDTH, L_OVER, tag=tag, mark=mk.PATH)]
     return [Stroke(pts, st.ILLEGAL, st.OVERLAY_WIDTH, L_OVER, dash=8, tag=tag,
@@ -154,7 +162,7 @@ class Move:
         ok = bool(chk.verdict.ok)
         prims: list[Prim] = []
         if chk.path is not None:
-            prims += path_prims(chk.path.points, "move:path", ok)
+            prims += path_prims(chk.path.points, "move:path", ok, self.model.base.a)
         prims += ghost(self.model, self.to, "move:end", mk.END if ok else mk.ILLEGAL_END)
         prims += Highlight((self.model,)).build(bf).prims
         allow = f' (allowance {self.allowance:g}")' if self.allowance is not None else ""
@@ -223,7 +231,7 @@ class Charge:
                 info.append(f'Roll {self.roll}: charge distance {dist:g}" — '
                             + ("the charge SUCCEEDS" if ok else "the charge FAILS"))
         if ans.path:
-            prims += path_prims(ans.path, "charge:path")
+            prims += path_prims(ans.path, "charge:path", radius=lead.base.a)
         if ans.end is not None:
             prims += ghost(lead, ans.end, "charge:end")
         if ans.possible:
