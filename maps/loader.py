@@ -45,24 +45,37 @@ def _data_text(*parts: str) -> str | None:
 
 @cache
 def _layout_doc(layout_id: str) -> dict[str, Any] | None:
+    # Only an official name is looked up: the name of a layout comes from documents anyone may
+    # write (a scenario's `layout`, a service request), and must never be a path that reaches
+    # a file outside the packaged data (`../../x`).
+    if layout_id not in _official_layouts():
+        return None
     text = _data_text("layouts", f"{layout_id}.json")
     return None if text is None else json.loads(text)
 
 
-def layout_ids() -> list[str]:
+@cache
+def _official_layouts() -> tuple[str, ...]:
     d = resources.files("maps").joinpath("data", "layouts")
     if not d.is_dir():
-        return []
+        return ()
     ids = [p.name[:-5] for p in d.iterdir() if p.name.endswith(".json")]
-    return sorted(ids, key=lambda s: (not s.startswith("standard"), s))
+    return tuple(sorted(ids, key=lambda s: (not s.startswith("standard"), s)))
+
+
+def layout_ids() -> list[str]:
+    """The official map layouts' names (the packaged `maps/data/layouts/*.json`)."""
+    return list(_official_layouts())
 
 
 @cache
 def load_layout(layout_id: str) -> LayoutData:
+    """An official layout by name; any other text (a file path too) is an unknown layout."""
     doc = _layout_doc(layout_id)
     if doc is None:
         known = ", ".join(layout_ids()) or "none installed"
-        raise TmgError(f"unknown map layout {layout_id!r} (known: {known})")
+        raise TmgError(f"unknown map layout {layout_id!r}: a layout is an official name, never "
+                       f"a file (known: {known})")
     ctx = Ctx(f"maps/data/layouts/{layout_id}.json")
     pieces = []
     for i, e in enumerate(doc["terrain"]):
