@@ -16,8 +16,8 @@ from shapely.geometry.base import BaseGeometry
 
 from geom import movement as mv
 from geom import placement as pl
-from geom.errors import TmgError
 from geom.coherency import coherency
+from geom.errors import TmgError
 from geom.model import Unit
 from geom.unit_move import place_unit
 
