@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .after_charge import place_rest
-from .model import Battlefield, Point, Unit
+from .after_charge import Placement, place_rest
+from .model import Battlefield, Model, Point, Unit
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,19 @@ def shape_targets(unit: Unit, leading: str, end: Point,
             for m in unit.models if m.id != leading}
 
 
+def place_clear(bf: Battlefield, unit: Unit, lead: Model,
+                toward: dict[str, Point] | None) -> Placement:
+    """The others placed clear of every enemy's 1" round the moved leader `lead`: keeping the
+    shape (`toward`) unless that costs models that the nearest-to-the-leader placement saves
+    (the shape is a preference, a casualty is not)."""
+    pl = place_rest(bf, unit, lead, [], avoid_all_enemies=True, toward=toward)
+    if pl.casualties and toward is not None:
+        near = place_rest(bf, unit, lead, [], avoid_all_enemies=True)
+        if len(near.casualties) < len(pl.casualties):
+            return near
+    return pl
+
+
 def place_unit(bf: Battlefield, unit: Unit, leading: str, end: Point, *,
                keep_shape: bool = True, start: Point | None = None) -> UnitPlacement:
     """Place the unit after its leading model `leading` ended at `end` (§8.5.3 step 2).
@@ -57,7 +70,7 @@ def place_unit(bf: Battlefield, unit: Unit, leading: str, end: Point, *,
     for a unit arriving from reserve, which has no shape yet)."""
     lead = unit.model(leading).moved_to(end)
     toward = shape_targets(unit, leading, end, start) if keep_shape else None
-    pl = place_rest(bf, unit, lead, [], avoid_all_enemies=True, toward=toward)
+    pl = place_clear(bf, unit, lead, toward)
     positions: dict[str, Point] = {leading: (float(end[0]), float(end[1]))}
     positions.update(pl.positions)
     ok = not pl.casualties and bool(pl.coherency.get("ok", True))
