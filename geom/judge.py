@@ -43,7 +43,7 @@ from .movement import Navigator, allowance_of
 from .obstacles import is_level
 from .placement import deploy_path, entry_edges, with_entry_access
 
-KINDS = ("move", "run", "deploy", "disengage", "place")
+KINDS = ("move", "run", "deploy", "disengage", "place", "charge")
 RULE_MOVE = "8.5.3 resolving a move"
 RULE_COHERENCY = "4.4 unit coherency"
 RULE_ENGAGEMENT = "7.2 engagement range"
@@ -52,6 +52,7 @@ RULE_PLACE = "PLACE"
 RULE_GAP = "4.6 gap clearance"
 RULE_CASUALTY = "4.4 casualties"
 RULE_GRASS = "8.5.3 GRASS and LARGE removals"
+RULE_CHARGE = "8.7.7 charge"
 
 
 def _fail(model: str | None, rule: str, reason: str, excess: float | None = None
@@ -86,8 +87,8 @@ def _engagement_excess(m: Model, o: Model) -> float | None:
 
 
 def end_failures(bf: Battlefield, unit: Unit, m: Model, *, moving: bool = True,
-                 any_top: bool = False, zone: BaseGeometry | None = None
-                 ) -> list[dict[str, Any]]:
+                 any_top: bool = False, zone: BaseGeometry | None = None,
+                 engage_ok: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Why model `m` (at its declared end, on `bf` where its unit already stands as declared)
     may not end there (§8.5.3): every broken rule, with its excess."""
     out: list[dict[str, Any]] = []
@@ -119,7 +120,7 @@ def end_failures(bf: Battlefield, unit: Unit, m: Model, *, moving: bool = True,
                              d))
             continue
         inside = _engagement_excess(m, o)
-        if inside is not None:
+        if inside is not None and o.unit not in engage_ok:
             out.append(_fail(m.id, RULE_ENGAGEMENT, f"it ends {1.0 - inside:.3f}\" from enemy "
                              f"model {o.ref}, within 1\" ({inside:.3f}\" inside)", inside))
     if zone is not None and not zone.is_empty:
@@ -168,8 +169,67 @@ def _zone(bf: Battlefield, unit: Unit) -> BaseGeometry | None:
     return bf.deployment.zones.get(enemy) if bf.deployment is not None else None
 
 
+def charge_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, path: Any,
+                    roll: int | None, target_ids: Sequence[str] | None
+                    ) -> tuple[list[dict[str, Any]], list[str]]:
+    """§8.7.7 for one leader: the charge distance (Speed + the roll, or the least roll that
+    reaches), the leader within 1" of every declared target and in base contact when the
+    distance reaches it (step 4), the others at the best priority open to each with the others
+    where they stand (`after_charge.check_placement`). Returns the failures and the targets."""
+    from .after_charge import check_placement as charge_placement
+    from .charge import charge
+    from .engagement import in_base_contact, models_engaged
+
+    out: list[dict[str, Any]] = []
+    la = ua.model(lead_id)
+    speed = ub.current_speed()
+    if speed is None:
+        return [_fail(lead_id, RULE_CHARGE, "the unit has no Speed and cannot charge")], []
+    bf = before.replace_unit(ua)
+    if target_ids is None:
+        target_ids = [v.id for v in before.units if v.owner != ub.owner
+                      and any(models_engaged(bf, la, o) for o in v.models)]
+    targets = [before.unit(t) for t in target_ids]
+    if not targets:
+        out.append(_fail(lead_id, RULE_CHARGE, "the leading model ends within engagement range "
+                         "of no enemy unit: no charge leads there"))
+        return out, []
+    for t in targets:
+        if not any(models_engaged(bf, la, o) for o in t.models):
+            out.append(_fail(lead_id, RULE_CHARGE, f"the leading model does not end within "
+                             f"engagement range of declared target {t.id}"))
+    if path is None:
+        return out, list(target_ids)
+    need = path.length - speed
+    used = roll if roll is not None else max(1, math.ceil(need - TOLERANCE))
+    if need > used + TOLERANCE or used > 6:
+        what = f"the roll {roll}" if roll is not None else "any roll (6 at most)"
+        top = used if roll is not None else 6
+        out.append(_fail(lead_id, RULE_CHARGE, f"its shortest legal path is {path.length:.3f}\": "
+                         f"{need - top:.3f}\" beyond the charge distance {speed + top:g}\" "
+                         f"of {what}", need - top))
+        return out, list(target_ids)
+    tmodels = [o for t in targets for o in t.models if not o.flying]
+    if not any(in_base_contact(la, o) for o in tmodels):
+        ans = charge(before, ub.id, list(target_ids), leading=lead_id, place=False, roll=used)
+        reach = ans.details.get("contact_distance")
+        if reach is not None and reach <= speed + used + TOLERANCE:
+            gap = min(dist.distance(la, o) for o in tmodels)
+            out.append(_fail(lead_id, RULE_CHARGE, f"the charge distance {speed + used:g}\" "
+                             f"reaches base contact ({reach:.3f}\"), but it ends {gap:.3f}\" from "
+                             "its target (§8.7.7 step 4)", gap))
+    others = {m.id: m.at for m in ua.models if m.id != lead_id}
+    pv = charge_placement(before, replace(ub, leading=lead_id), la.at, others, targets)
+    for prob in pv.details["problems"]:
+        if "could have been placed" in prob:
+            ref = prob.split(" ", 1)[0]
+            out.append(_fail(ref.split("/", 1)[-1], RULE_CHARGE, prob + " (§8.7.7 step 4)"))
+    return out, list(target_ids)
+
+
 def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: str,
-                 allowance: float, gone: set[str]) -> dict[str, Any]:
+                 allowance: float, gone: set[str], *, roll: int | None = None,
+                 targets: Sequence[str] | None = None) -> dict[str, Any]:
     """One choice of leading model for one kind of action: every failure."""
     failures: list[dict[str, Any]] = []
     lb, la = ub.model(lead_id), ua.model(lead_id)
@@ -193,7 +253,14 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
                                   "moving 0\" is not a move"))
         else:
             path = Navigator(nav_bf, ub).shortest_path(lb.at, la.at)
-    if kind != "place" and not failures:
+    engage_ok: list[str] = []
+    if kind == "charge":
+        if path is None and not failures:
+            failures.append(_fail(lead_id, RULE_GAP, "no legal path for the leading model from "
+                                  "where it stood to its declared end"))
+        cf, engage_ok = charge_failures(before, ub, ua, lead_id, path, roll, targets)
+        failures += cf
+    elif kind != "place" and not failures:
         if path is None:
             failures.append(_fail(lead_id, RULE_GAP, "no legal path for the leading model from "
                                   "where it stood to its declared end"))
@@ -205,7 +272,7 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
     zone = _zone(before, ub) if kind == "deploy" else None
     for m in ua.by_id:
         failures += end_failures(bf, ua, m, moving=kind != "place", any_top=kind == "place",
-                                 zone=zone)
+                                 zone=zone, engage_ok=engage_ok)
     failures += coherency_failures(bf, ua, la)
     present = {m.id for m in ua.models}
     for m in ub.by_id:
@@ -258,14 +325,16 @@ def kinds_for(before: Battlefield, ub: Unit) -> list[str]:
 
     if engaged_enemy_units(before, ub):
         return ["disengage"]
-    kinds = ["move", "run"]
+    kinds = ["move", "run", "charge"]
     if before.deployment is not None and before.deployment.entry_edges.get(ub.owner):
         kinds.append("deploy")
     return kinds
 
 
 def judge_unit(before: Battlefield, after: Battlefield, unit_id: str, *,
-               action: str | None = None, allowance: float | None = None) -> dict[str, Any]:
+               action: str | None = None, allowance: float | None = None,
+               roll: int | None = None, targets: Sequence[str] | None = None
+               ) -> dict[str, Any]:
     """Could the unit have got from `before` to `after` by one legal action (§14)?"""
     ub = before.unit(unit_id)
     gone = {p.id for p in before.terrain} - {p.id for p in after.terrain}
@@ -285,9 +354,10 @@ def judge_unit(before: Battlefield, after: Battlefield, unit_id: str, *,
         allow = allowance if allowance is not None else allowance_of(ub)
         if kind == "disengage" and allowance is None:
             allow = allowance_of(ub)
-        leaders = [judge_leader(before, ub, ua, m.id, kind, allow, gone)
+        leaders = [judge_leader(before, ub, ua, m.id, kind, allow, gone, roll=roll,
+                                targets=targets)
                    for m in sorted(ua.models, key=lambda m: natural_key(m.id))]
-        results[kind] = {"allowance": allow, "leaders": leaders}
+        results[kind] = {"allowance": None if kind == "charge" else allow, "leaders": leaders}
     legal_kinds = [k for k in kinds if any(ld["legal"] for ld in results[k]["leaders"])]
     if legal_kinds:
         k = legal_kinds[0]
@@ -298,7 +368,8 @@ def judge_unit(before: Battlefield, after: Battlefield, unit_id: str, *,
                 "allowance": results[k]["allowance"],
                 "reason": f"{unit_id} can get there by a legal {k} led by {ld['leading']}"
                           + (f" (path {ld['path_length']:.3f}\" of {results[k]['allowance']:g}\")"
-                             if ld.get("path_length") is not None else "")}
+                             if ld.get("path_length") is not None
+                             and results[k]["allowance"] is not None else "")}
     all_leaders = [dict(ld, action=k) for k in kinds for ld in results[k]["leaders"]]
     best = min(all_leaders, key=lambda ld: len(ld["failures"]))
     judged = action if action is not None else []
@@ -311,7 +382,8 @@ def judge_unit(before: Battlefield, after: Battlefield, unit_id: str, *,
 
 
 def check(before: Battlefield, after: Battlefield, *, unit: str | None = None,
-          action: str | None = None, allowance: float | None = None) -> dict[str, Any]:
+          action: str | None = None, allowance: float | None = None,
+          roll: int | None = None, targets: Sequence[str] | None = None) -> dict[str, Any]:
     """§14 for every changed unit (or `unit`), each judged on `before` with only itself
     changed."""
     if action is not None and action not in KINDS:
@@ -322,7 +394,12 @@ def check(before: Battlefield, after: Battlefield, *, unit: str | None = None,
         before.unit(unit)
     if not ids:
         return {"legal": True, "units": [], "reason": "no unit changed between the two tables"}
-    units = [judge_unit(before, after, u, action=action, allowance=allowance) for u in ids]
+    if roll is not None and roll not in range(1, 7):
+        raise TmgError(f"a D6 roll is 1 to 6, got {roll}", obj="--roll")
+    for t in targets or ():
+        before.unit(t)
+    units = [judge_unit(before, after, u, action=action, allowance=allowance, roll=roll,
+                        targets=targets) for u in ids]
     ok = all(u["legal"] for u in units)
     return {"legal": ok, "units": units,
             "reason": "; ".join(u["reason"] for u in units)}

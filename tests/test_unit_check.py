@@ -274,3 +274,22 @@ def test_property_engine_moves_pass_and_perturbations_match_reference(ang, dist,
         return
     r = judge.check(b, after_of([marines({"m1": end, "m2": m2}), ENEMY], [WALL]))
     assert r["legal"] == reference_ok(end, m2, (30, 25))
+
+
+# --------------------------------------------------------------------------- charge
+
+def test_roach_charge_of_the_worked_example_legal_on_3_not_on_2(tmp_path, run_tmg):
+    """Round 1: the roaches must move at least 7" to reach their target (Speed 4: a 3 rolled)."""
+    ex = "examples/roach-charge.toml"
+    out = tmp_path / "charged.toml"
+    c = run_tmg("charge", ex, "roaches", "--targets", "marauder", "--roll", "3",
+                "--save", str(out), "--json")
+    assert c["min_distance"] == pytest.approx(7.0, abs=1e-6) and c["min_roll"] == 3
+    ok = run_tmg("check", ex, str(out), "--action", "charge", "--roll", "3", "--json")
+    assert ok["legal"] and ok["units"][0]["action"] == "charge"
+    bad = run_tmg("check", ex, str(out), "--action", "charge", "--roll", "2", "--json")
+    assert not bad["legal"]
+    f = bad["units"][0]["failures"][0]
+    assert f["rule"] == judge.RULE_CHARGE and f["excess"] == pytest.approx(1.0, abs=1e-6)
+    anyroll = run_tmg("check", ex, str(out), "--json")
+    assert anyroll["legal"] and anyroll["units"][0]["action"] == ["charge"]

@@ -27,6 +27,11 @@ def register(sub: Any) -> argparse.ArgumentParser:
                    help="the kind of action to judge (default: every kind the unit could take)")
     p.add_argument("--allowance", type=distance_arg, metavar="IN",
                    help="distance allowed (default: the unit's Speed); PLACE X takes X here")
+    p.add_argument("--roll", type=int, metavar="D6",
+                   help="a charge's D6 roll (default: any roll)")
+    p.add_argument("--targets", metavar="T1[,T2…]",
+                   help="a charge's declared target units (default: the enemy units its leader "
+                        "ends engaged with)")
     p.set_defaults(run=run, text=text)
     return p
 
@@ -35,8 +40,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     before = scenario.load(args.before)
     after = scenario.load(args.after, tolerant=True)
     try:
+        targets = [t for t in args.targets.split(",") if t] if args.targets else None
         return check(before, after, unit=args.unit, action=args.action,
-                     allowance=args.allowance)
+                     allowance=args.allowance, roll=args.roll, targets=targets)
     except TmgError as exc:
         if exc.file is None:
             raise TmgError(exc.detail, file=args.after, obj=exc.obj, field=exc.field) from None
