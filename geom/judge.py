@@ -185,7 +185,7 @@ def charge_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, path:
     speed = ub.current_speed()
     if speed is None:
         return [_fail(lead_id, RULE_CHARGE, "the unit has no Speed and cannot charge")], []
-    bf = before.replace_unit(ua)
+    bf = _with_unit(before, ua)
     if target_ids is None:
         target_ids = [v.id for v in before.units if v.owner != ub.owner
                       and any(models_engaged(bf, la, o) for o in v.models)]
@@ -233,7 +233,7 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
     """One choice of leading model for one kind of action: every failure."""
     failures: list[dict[str, Any]] = []
     lb, la = ub.model(lead_id), ua.model(lead_id)
-    bf = before.replace_unit(ua)
+    bf = _with_unit(before, ua)
     nav_bf = before
     path = None
     if kind == "place":
@@ -301,8 +301,21 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
     return out
 
 
+def _with_unit(bf: Battlefield, u: Unit) -> Battlefield:
+    """`bf` with `u` on the table (replacing its own; a unit from reserve added)."""
+    return bf.arriving(u.id).replace_unit(replace(u, reserve=False))
+
+
+def _before_unit(before: Battlefield, unit_id: str) -> Unit:
+    for u in before.reserves:
+        if u.id == unit_id:
+            return u
+    return before.unit(unit_id)
+
+
 def changed_units(before: Battlefield, after: Battlefield) -> list[str]:
-    """Units whose models differ between the two tables (ids in `before`'s order)."""
+    """Units whose models differ between the two tables (ids in `before`'s order; units that
+    left the reserve for the table after them)."""
     out = []
     for ub in before.units:
         if ub.id not in {u.id for u in after.units}:
@@ -313,8 +326,10 @@ def changed_units(before: Battlefield, after: Battlefield) -> list[str]:
         pb = {m.id: m.at for m in ub.models}
         if pa.keys() != pb.keys() or any(math.dist(pa[k], pb[k]) > 1e-9 for k in pa):
             out.append(ub.id)
+    reserve = {u.id for u in before.reserves}
+    out += [ua.id for ua in after.units if ua.id in reserve]
     for ua in after.units:
-        if ua.id not in {u.id for u in before.units}:
+        if ua.id not in {u.id for u in before.units} | reserve:
             raise TmgError(f"unit {ua.id!r} is not on the table before the action", obj=ua.id)
     return out
 
@@ -323,6 +338,8 @@ def kinds_for(before: Battlefield, ub: Unit) -> list[str]:
     """The kinds a unit could have taken when the player does not say (PLACE needs its X)."""
     from .close_ranks import engaged_enemy_units
 
+    if ub.reserve:
+        return ["deploy"]  # a unit in reserve reaches the table only by a deploy
     if engaged_enemy_units(before, ub):
         return ["disengage"]
     kinds = ["move", "run", "charge"]
@@ -336,7 +353,7 @@ def judge_unit(before: Battlefield, after: Battlefield, unit_id: str, *,
                roll: int | None = None, targets: Sequence[str] | None = None
                ) -> dict[str, Any]:
     """Could the unit have got from `before` to `after` by one legal action (§14)?"""
-    ub = before.unit(unit_id)
+    ub = _before_unit(before, unit_id)
     gone = {p.id for p in before.terrain} - {p.id for p in after.terrain}
     if unit_id not in {u.id for u in after.units}:
         return {"unit": unit_id, "action": action, "legal": False, "leading": None,
@@ -348,6 +365,11 @@ def judge_unit(before: Battlefield, after: Battlefield, unit_id: str, *,
     ua = replace(ua, leading=None)  # the recorded leader never decides the verdict
     if action == "place" and allowance is None:
         raise TmgError("--action place needs --allowance X (PLACE X)", obj="--allowance")
+    if ub.reserve and action not in (None, "deploy"):
+        return {"unit": unit_id, "action": action, "legal": False, "leading": None,
+                "failures": [_fail(None, RULE_DEPLOY, "the unit was in reserve: only a deploy "
+                                   "brings it onto the table")],
+                "reason": f"{unit_id} was in reserve: a {action} cannot bring it on"}
     kinds = [action] if action is not None else kinds_for(before, ub)
     results: dict[str, dict[str, Any]] = {}
     for kind in kinds:
@@ -391,7 +413,7 @@ def check(before: Battlefield, after: Battlefield, *, unit: str | None = None,
                        obj="--action")
     ids: Sequence[str] = [unit] if unit is not None else changed_units(before, after)
     if unit is not None:
-        before.unit(unit)
+        _before_unit(before, unit)
     if not ids:
         return {"legal": True, "units": [], "reason": "no unit changed between the two tables"}
     if roll is not None and roll not in range(1, 7):

@@ -245,8 +245,9 @@ def parse_document(doc: Any, file: str = "<scenario>", *, tolerant: bool = False
         markers[m.id] = m
     name = doc.get("name")
     bf = Battlefield(table=Table(width, depth), terrain=tuple(terrain.values()),
-                     units=tuple(units), markers=tuple(sorted(markers.values(), key=lambda m: m.id)),
-                     deployment=deployment,
+                     units=tuple(u for u in units if not u.reserve),
+                     markers=tuple(sorted(markers.values(), key=lambda m: m.id)),
+                     deployment=deployment, reserves=tuple(u for u in units if u.reserve),
                      name=string(ctx, "scenario", "name", name) if name is not None else None)
     check_battlefield(bf, ctx.err, placement=not tolerant)
     _check_markers(bf, ctx.err)

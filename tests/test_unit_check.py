@@ -293,3 +293,43 @@ def test_roach_charge_of_the_worked_example_legal_on_3_not_on_2(tmp_path, run_tm
     assert f["rule"] == judge.RULE_CHARGE and f["excess"] == pytest.approx(1.0, abs=1e-6)
     anyroll = run_tmg("check", ex, str(out), "--json")
     assert anyroll["legal"] and anyroll["units"][0]["action"] == ["charge"]
+
+
+# --------------------------------------------------------------------------- reserve, deploy
+
+def test_reserve_unit_deploys_checked_from_the_entry_edge():
+    doc = {"format": "tmg-scenario/1",
+           "table": {"width": 54, "depth": 36, "deployment": "gauntlet"}}
+    reserve = {"id": "marines", "type": "marine", "owner": "red", "reserve": True,
+               "models": ["m1", "m2"]}
+    b = scenario.parse_document({**doc, "unit": [reserve]}, "<before>")
+    assert b.units == () and [u.id for u in b.reserves] == ["marines"]
+
+    def after(y1):
+        return scenario.parse_document({**doc, "unit": [marines({"m1": (20, y1),
+                                                                 "m2": (21.5, y1 - 0.5)})]},
+                                       "<after>", tolerant=True)
+
+    # red enters at y = 36: the leader starts touching the edge (centre 36 + r), Speed 4
+    ok = judge.check(b, after(32 + R))
+    assert ok["legal"] and ok["units"][0]["action"] == ["deploy"]
+    bad = judge.check(b, after(32 + R - 0.001))
+    assert not bad["legal"]
+    assert all(f["excess"] == pytest.approx(0.001, abs=1e-6) for f in
+               bad["units"][0]["failures"] if f["rule"] == judge.RULE_DEPLOY)
+    moved = judge.check(b, after(33), action="move")
+    assert not moved["legal"] and "reserve" in moved["reason"]
+
+
+def test_cli_deploy_from_reserve_saves_and_checks(tmp_path, run_tmg):
+    before = tmp_path / "reserve.toml"
+    before.write_text('format = "tmg-scenario/1"\n[table]\nwidth = 54\ndepth = 36\n'
+                      'deployment = "gauntlet"\n[[unit]]\nid = "marines"\ntype = "marine"\n'
+                      'owner = "red"\nreserve = true\nmodels = ["m1", "m2", "m3"]\n')
+    after = tmp_path / "deployed.toml"
+    r = run_tmg("move", str(before), "marines/m1", "--deploy", "--to", "20,33",
+                "--save", str(after), "--json")
+    assert r["legal"] and r["in_coherency"] and len(r["positions"]) == 3
+    assert scenario.load(after).reserves == ()
+    chk = run_tmg("check", str(before), str(after), "--json")
+    assert chk["legal"] and chk["units"][0]["action"] == ["deploy"]

@@ -65,6 +65,8 @@ def _geojson(g: BaseGeometry) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     bf = load(args)
+    if args.deploy is not None:  # a unit in reserve arrives (§8.5.5)
+        bf = bf.arriving(args.model.split("/", 1)[0])
     out = _answer(bf, args)
     out.setdefault("removed", [])
     out["terrain_titles"] = piece_titles(bf, [*out.get("destroys_grass", []), *out["removed"]])
