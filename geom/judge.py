@@ -147,8 +147,9 @@ def coherency_failures(bf: Battlefield, unit: Unit, lead: Model) -> list[dict[st
                              f"{lead.id}: {reach - d:.3f}\" beyond {d:g}\"", reach - d))
     v = coherency(bf, unit, leading=lead.id)
     for f in v.details["failures"]:
-        if "no chain" in f["reason"]:
-            out.append(_fail(f["model"], RULE_COHERENCY, f["reason"]))
+        chain = [part for part in f["reason"].split("; ") if part.startswith("no chain")]
+        if chain:
+            out.append(_fail(f["model"], RULE_COHERENCY, chain[0]))
     return out
 
 
@@ -376,9 +377,12 @@ def judge_unit(before: Battlefield, after: Battlefield, unit_id: str, *,
         allow = allowance if allowance is not None else allowance_of(ub)
         if kind == "disengage" and allowance is None:
             allow = allowance_of(ub)
-        leaders = [judge_leader(before, ub, ua, m.id, kind, allow, gone, roll=roll,
-                                targets=targets)
-                   for m in sorted(ua.models, key=lambda m: natural_key(m.id))]
+        leaders = []
+        for m in sorted(ua.models, key=lambda m: natural_key(m.id)):
+            leaders.append(judge_leader(before, ub, ua, m.id, kind, allow, gone, roll=roll,
+                                        targets=targets))
+            if leaders[-1]["legal"]:
+                break  # the first legal leader in id order is named: later ones change nothing
         results[kind] = {"allowance": None if kind == "charge" else allow, "leaders": leaders}
     legal_kinds = [k for k in kinds if any(ld["legal"] for ld in results[k]["leaders"])]
     if legal_kinds:
