@@ -40,6 +40,7 @@ from .end_position import bases_overlap, may_overlap, overlaps_piece
 from .errors import TmgError
 from .model import TOLERANCE, Battlefield, Ellipse, Model, Unit, natural_key
 from .movement import Navigator, allowance_of
+from .navigator import navigator_for
 from .obstacles import is_level
 from .placement import deploy_path, entry_edges, with_entry_access
 
@@ -253,7 +254,7 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
             failures.append(_fail(lead_id, "FAQ moving 0\"", "the leading model did not move: "
                                   "moving 0\" is not a move"))
         else:
-            path = Navigator(nav_bf, ub).shortest_path(lb.at, la.at)
+            path = navigator_for(nav_bf, ub).shortest_path(lb.at, la.at)
     engage_ok: list[str] = []
     if kind == "charge":
         if path is None and not failures:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .after_charge import Placement, place_rest
+from .destroyed import Destroyed, destroyed_by
 from .model import Battlefield, Model, Point, Unit
 
 
@@ -38,6 +39,13 @@ class UnitPlacement:
                               for k, v in self.positions.items()},
                 "casualties": [f"{unit_id}/{k}" for k in self.casualties],
                 "in_coherency": self.in_coherency}
+
+
+def ends_destroy(bf: Battlefield, unit: Unit, positions: dict[str, Point]) -> Destroyed:
+    """GRASS (and a LARGE unit's Size-0/1 pieces) that the placed models end on (§8.5.3,
+    keyword GRASS: "any model ends on it")."""
+    ends = [unit.model(k).moved_to(v) for k, v in positions.items()]
+    return destroyed_by(bf, unit, unit.models[0], None, ends)
 
 
 def shape_targets(unit: Unit, leading: str, end: Point,

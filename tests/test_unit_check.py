@@ -333,3 +333,14 @@ def test_cli_deploy_from_reserve_saves_and_checks(tmp_path, run_tmg):
     assert scenario.load(after).reserves == ()
     chk = run_tmg("check", str(before), str(after), "--json")
     assert chk["legal"] and chk["units"][0]["action"] == ["deploy"]
+
+
+def test_ten_zerglings_on_standard_1_engine_move_passes_check(tmp_path, run_tmg):
+    """The benchmark's case: the models placed on GRASS destroy it, and the saved table says so."""
+    ex = "examples/battle-standard-1.toml"
+    out = tmp_path / "z.toml"
+    r = run_tmg("move", ex, "zerglings-a/1", "--to", "12.5,16", "--save", str(out), "--json")
+    assert r["legal"] and r["in_coherency"] and len(r["positions"]) == 10
+    assert r["destroys_grass"]  # the shrubs the placed models end on
+    chk = run_tmg("check", ex, str(out), "--action", "move", "--json")
+    assert chk["legal"] and chk["units"][0]["leading"] == "1"

@@ -19,7 +19,7 @@ from geom import placement as pl
 from geom.coherency import coherency
 from geom.errors import TmgError
 from geom.model import Unit
-from geom.unit_move import place_unit
+from geom.unit_move import ends_destroy, place_unit
 
 from . import about
 from ._common import (
@@ -78,6 +78,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         # may also stand on GRASS, which the move then destroys
         placed = place_unit(bf, u, mid, tuple(out["to"]), keep_shape=args.deploy is None)
         out.update(placed.refs(unit))
+        gone = ends_destroy(bf, u, placed.positions)
+        for key, ids in (("destroys_grass", gone.grass), ("removed", gone.removed)):
+            out[key] = [*out.get(key, []), *(i for i in ids if i not in out.get(key, []))]
+        out["terrain_titles"] = piece_titles(bf, [*out["destroys_grass"], *out["removed"]])
     else:
         out.update({"positions": {m.ref: list(m.at) for m in u.models}, "casualties": [],
                     "in_coherency": coherency(bf, u).ok})
