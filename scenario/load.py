@@ -71,9 +71,11 @@ def _base_extent(m: Model) -> tuple[float, float]:
 
 
 def check_battlefield(bf: Battlefield, err: Callable[[str | None, str | None, str],
-                                                     Exception]) -> None:
+                                                     Exception], *, placement: bool = True) -> None:
     """The placement checks of docs/interface.md ("Bad input"): stacking, bases on the table, no
-    overlaps."""
+    overlaps. `placement=False` (the tolerant reading `tmg check` uses for a declared AFTER
+    table, GEOMETRY-RULES §14): only what cannot be a table at all is refused — bases off the
+    table or overlapping are what the judge is asked about."""
     ids = {p.id for p in bf.terrain}
     for p in bf.terrain:
         if p.on is not None and p.on not in ids:
@@ -83,6 +85,8 @@ def check_battlefield(bf: Battlefield, err: Callable[[str | None, str | None, st
             piece_effective_size(bf, p)
         except TmgError:
             raise err(f"terrain {p.id!r}", "on", "stacking cycle") from None
+    if not placement:
+        return
     t = bf.table
     models = list(bf.models())
     for m in models:
@@ -133,7 +137,7 @@ def _overlap(a: Model, b: Model) -> bool:
     return bases.ellipse_distance(shrunk, b.ellipse) == 0.0
 
 
-def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
+def parse_document(doc: Any, file: str = "<scenario>", *, tolerant: bool = False) -> Battlefield:
     """Build a Battlefield from an already-parsed TOML/JSON document."""
     ctx = Ctx(file)
     check_document(ctx, doc)
@@ -241,10 +245,11 @@ def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
         markers[m.id] = m
     name = doc.get("name")
     bf = Battlefield(table=Table(width, depth), terrain=tuple(terrain.values()),
-                     units=tuple(units), markers=tuple(sorted(markers.values(), key=lambda m: m.id)),
-                     deployment=deployment,
+                     units=tuple(u for u in units if not u.reserve),
+                     markers=tuple(sorted(markers.values(), key=lambda m: m.id)),
+                     deployment=deployment, reserves=tuple(u for u in units if u.reserve),
                      name=string(ctx, "scenario", "name", name) if name is not None else None)
-    check_battlefield(bf, ctx.err)
+    check_battlefield(bf, ctx.err, placement=not tolerant)
     _check_markers(bf, ctx.err)
     return bf
 
@@ -356,11 +361,12 @@ def document(path: str | Path, deployment: str | None = None) -> Any:
     return {**doc, "table": {**doc["table"], "deployment": deployment}}
 
 
-def parse_with_deployment(doc: Any, file: str, deployment: str | None) -> Battlefield:
+def parse_with_deployment(doc: Any, file: str, deployment: str | None, *,
+                          tolerant: bool = False) -> Battlefield:
     """`parse_document`, where a problem with the card laid on by `--deployment` names the
     option rather than the file's `[table]`."""
     try:
-        return parse_document(doc, file)
+        return parse_document(doc, file, tolerant=tolerant)
     except FormatError as exc:
         if deployment is not None and exc.obj == "table" and exc.field in ("deployment",
                                                                             "layout"):
@@ -368,10 +374,12 @@ def parse_with_deployment(doc: Any, file: str, deployment: str | None) -> Battle
         raise
 
 
-def load(path: str | Path, deployment: str | None = None) -> Battlefield:
+def load(path: str | Path, deployment: str | None = None, *, tolerant: bool = False
+         ) -> Battlefield:
     """Load a scenario file, or an official layout / deployment card by name; with
     `deployment`, that card's entry edges, zones and markers on the table (the command line's
-    `--deployment CARD`)."""
+    `--deployment CARD`). `tolerant`: bases may lie off the table or overlap (`tmg check` only,
+    see `check_battlefield`)."""
     if not str(path).strip():
         raise ScenarioError("no scenario given (a .toml or .json file, or an official layout or "
                             "deployment card name: see `tmg layouts`)")
@@ -380,4 +388,5 @@ def load(path: str | Path, deployment: str | None = None) -> Battlefield:
     if deployment is None and is_official_name(path):
         from maps import battlefield_by_name
         return battlefield_by_name(str(path))
-    return parse_with_deployment(document(path, deployment), str(path), deployment)
+    return parse_with_deployment(document(path, deployment), str(path), deployment,
+                                 tolerant=tolerant)

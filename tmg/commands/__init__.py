@@ -13,6 +13,8 @@ from __future__ import annotations
 # name on the command line -> (module in tmg.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "charge": ("charge", "can a charge succeed, on what roll, and where does it end"),
+    "check": ("check", "a judge's check: could the unit have got from BEFORE to AFTER by one legal "
+              "action (per model: rule, reason, excess)"),
     "check-layout": ("check_layout", "check a layout against the terrain guidelines of §9.3"),
     "coherency": ("coherency", 'unit coherency: wholly within 3" (4" with Squadron) of the '
                   "leading model and valid coherency links"),

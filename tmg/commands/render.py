@@ -32,6 +32,10 @@ def register(sub: Any) -> argparse.ArgumentParser:
                    help="the picture (PNG or SVG, by the extension)")
     p.add_argument("--width", type=int, default=1600, metavar="PX",
                    help="picture width in pixels (default 1600)")
+    p.add_argument("--check", metavar="AFTER",
+                   help="a judge's check: FILE is the table before, AFTER where the player put "
+                        "the unit(s); draws the declared ends, the leader's path and every "
+                        "failure (tmg check)")
     c = p.add_argument_group("close-up")
     c.add_argument("--around", metavar="REF|X,Y",
                    help="a close-up around a model, unit, marker/N, terrain/ID or point, with "
@@ -90,6 +94,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise TmgError(f"the output must be a .png or .svg file, got {args.output!r}")
     bf, shapes = options.load(args.file, args.deployment)
     overlays = options.overlays_from_args(bf, args, shapes)
+    if getattr(args, "check", None):
+        import scenario
+        from geom.judge import check
+        from viewer.overlays import Check
+
+        after = scenario.load(args.check, tolerant=True)
+        overlays.append(Check(after, check(bf, after)))
     box = closeup_box(bf, args)
     scene = build_scene(bf, overlays, title=args.title)
     frame = picture.write_picture(scene, args.output, args.width, box)
