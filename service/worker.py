@@ -112,6 +112,9 @@ class Worker:
                                       "here; send the document as \"scenario\"", field="key",
                                       status=404)
             names["scenario"] = key_table.name
+        dep = body.get("deployment")
+        if isinstance(dep, str):
+            official_names_only(rq.BODY, {"deployment": dep})
         fixed: tuple[str, ...] = ()
         if command == "render":
             fmt = body.get("format", "svg")
@@ -164,8 +167,8 @@ class Worker:
             out["text"] = printable(text)
             kept = getattr(args, "saved_documents", None)
             if kept is not None:
-                out["saved_document"] = json.loads(to_json(kept.get("saved_document"),
-                                                           indent=None))
+                # the document as --save writes it: full precision (no rounding of answers)
+                out["saved_document"] = kept.get("saved_document")
         return Reply(200, out, key=reply_key, raw=reply_raw, evicted=evicted, headers=headers)
 
     def _build(self, name: str, doc: Any, deployment: str | None,
@@ -186,6 +189,7 @@ def scenario_source(f: str, v: Any) -> tuple[str, Any]:
     """The FILE name a command sees for scenario field `f`, and the document held under it
     (None for an official name, which the loader knows)."""
     if isinstance(v, dict):
+        official_names_only(f"{rq.BODY}, {f}", v.get("table"))
         return f"{rq.BODY}, {f}", v
     if isinstance(v, str):
         from maps import deployment_ids, layout_ids
@@ -199,6 +203,20 @@ def scenario_source(f: str, v: Any) -> tuple[str, Any]:
                               "name)", field=f)
     raise rq.RequestError(f"expected a scenario document (an object) or an official name, got "
                           f"{type(v).__name__}", field=f)
+
+
+def official_names_only(where: str, table: Any) -> None:
+    """A document's `layout` and `deployment` must be official names: the request layer says so
+    itself, so that no name is ever looked up as a path (`layout = "../../x"`)."""
+    if not isinstance(table, dict):
+        return
+    from maps import deployment_ids, layout_ids
+
+    for fld, known in (("layout", layout_ids), ("deployment", deployment_ids)):
+        v = table.get(fld)
+        if isinstance(v, str) and v not in known():
+            raise rq.RequestError(f"{where}: {v!r} is not an official {fld} name (known: "
+                                  f"{', '.join(known())})", obj="table", field=fld)
 
 
 def main(conn: Any, cache: int) -> None:
