@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hmac
 import json
-from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -93,6 +92,26 @@ async def read_json(request: Request, limit: int) -> dict[str, Any] | JSONRespon
     return body
 
 
+class BearerToken:
+    """Every request but GET/HEAD/OPTIONS needs `Authorization: Bearer TOKEN` (401 JSON
+    without it). A plain ASGI middleware: no per-request cost beyond the header's compare."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.want = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] not in ("GET", "HEAD", "OPTIONS"):
+            given = dict(scope["headers"]).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.want):
+                r = error_response(401, "this server wants a bearer token (header "
+                                   "'Authorization: Bearer TOKEN')", obj=None,
+                                   headers={"WWW-Authenticate": "Bearer"})
+                await r(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def routing_hint(body: dict[str, Any]) -> str | None:
     if isinstance(body.get("key"), str) and "scenario" not in body:
         return "key:" + body["key"]
@@ -132,16 +151,8 @@ def create_app(settings: Settings | None = None, pool: Pool | None = None) -> Fa
         return error_response(exc.status_code, f"{what}: {request.method} {request.url.path}",
                               obj=None, headers=getattr(exc, "headers", None))
 
-    @app.middleware("http")
-    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]
-                    ) -> Response:
-        if settings.token and request.method not in ("GET", "HEAD", "OPTIONS"):
-            given = request.headers.get("authorization", "")
-            if not hmac.compare_digest(given.encode(), f"Bearer {settings.token}".encode()):
-                return error_response(401, "this server wants a bearer token (header "
-                                      "'Authorization: Bearer TOKEN')", obj=None,
-                                      headers={"WWW-Authenticate": "Bearer"})
-        return await call_next(request)
+    if settings.token:
+        app.add_middleware(BearerToken, token=settings.token)  # type: ignore[arg-type]
 
     if settings.cors:
         from fastapi.middleware.cors import CORSMiddleware

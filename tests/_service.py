@@ -22,6 +22,14 @@ def free_port() -> int:
 @contextmanager
 def running_server(*options: str, start_timeout: float = 90.0) -> Iterator[str]:
     """`tmg serve --host 127.0.0.1 --port P OPTIONS…` as a subprocess; yields its base URL."""
+    with server_process(*options, start_timeout=start_timeout) as (url, _):
+        yield url
+
+
+@contextmanager
+def server_process(*options: str, start_timeout: float = 90.0
+                   ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """As `running_server`, yielding the base URL and the process."""
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "tmg", "serve", "--host", "127.0.0.1",
@@ -42,7 +50,7 @@ def running_server(*options: str, start_timeout: float = 90.0) -> Iterator[str]:
             if time.monotonic() > deadline:
                 raise RuntimeError("tmg serve did not start")
             time.sleep(0.2)
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         try:
