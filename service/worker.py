@@ -159,7 +159,9 @@ class Worker:
                                                  deployment, reply_raw)
             held[table.name] = memory.Held(table.document, table.deployment, table.battlefield)
             reply_key = table.key
-        memo = (reply_key, tuple(argv)) if reply_key and command != "render" else None
+        # the question is the command line plus what the service sets itself (save)
+        question = (*argv, f"save={bool(getattr(args, 'saved_documents', None) is not None)}")
+        memo = (reply_key, question) if reply_key and command != "render" else None
         if memo is not None and memo in self.answers:
             self.answers.move_to_end(memo)
             known = self.answers[memo]

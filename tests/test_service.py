@@ -288,3 +288,14 @@ def test_serve_is_listed_and_loopback_by_default() -> None:
     assert (ns.host, ns.port, ns.workers) == ("127.0.0.1", 8765, 1)
     assert not hasattr(ns, "timeout")
     assert re.search(r"\bserve\b", build_parser([]).format_help())
+
+
+def test_a_kept_answer_is_the_computed_one_and_save_is_part_of_the_question(server: str) -> None:
+    doc = tomllib.loads((ROOT / "examples/gap-run.toml").read_text(encoding="utf-8"))
+    q = {"scenario": doc, "model": "marines/1", "to": "24,18", "allowance": 16}
+    first = httpx.post(f"{server}/move", json=q, timeout=120)
+    again = httpx.post(f"{server}/move", json=q, timeout=120)
+    saved = httpx.post(f"{server}/move", json={**q, "save": True}, timeout=120)
+    assert first.status_code == again.status_code == saved.status_code == 200
+    assert again.json() == first.json()
+    assert "saved_document" in saved.json() and "saved_document" not in again.json()
