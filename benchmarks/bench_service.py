@@ -37,6 +37,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from formats.atomic import write_text  # noqa: E402
 from tests._service import server_process  # noqa: E402
 
 
@@ -159,7 +160,7 @@ def in_turn(url: str, n: int) -> None:
 
         cmd, d, q = QUESTIONS[5]
         tmp = ROOT / "benchmarks" / ".bench_service_battle.json"
-        tmp.write_text(json.dumps(d), encoding="utf-8")
+        write_text(tmp, json.dumps(d))
         try:
             cli_ms = []
             for _ in range(5):
