@@ -35,7 +35,9 @@ class Slot:
 
 
 class Pool:
-    def __init__(self, workers: int = 1, cache: int = 64) -> None:
+    def __init__(self, workers: int = 1, cache: int = 64, target: Any = None) -> None:
+        """`target`: the worker's loop (`service.worker.main`; a test gives another)."""
+        self.target = target
         self.size = max(1, workers)
         self.cache = cache
         self.ctx = mp.get_context("forkserver")
@@ -50,7 +52,7 @@ class Pool:
         from .worker import main
 
         parent, child = self.ctx.Pipe()
-        s.process = self.ctx.Process(target=main, args=(child, self.cache), daemon=True,
+        s.process = self.ctx.Process(target=self.target or main, args=(child, self.cache), daemon=True,
                                      name=f"tmg-serve-worker-{s.index}")
         s.process.start()
         child.close()

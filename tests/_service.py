@@ -58,3 +58,13 @@ def server_process(*options: str, start_timeout: float = 90.0
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+def stubborn_worker(conn: object, cache: int) -> None:
+    """A worker whose answer never comes and whose alarm never rings (a long C call, as far
+    as the front process can tell): only ending the process stops it."""
+    import signal
+
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM, signal.SIGINT})
+    conn.recv()  # type: ignore[attr-defined]
+    time.sleep(600)

@@ -299,3 +299,25 @@ def test_a_kept_answer_is_the_computed_one_and_save_is_part_of_the_question(serv
     assert first.status_code == again.status_code == saved.status_code == 200
     assert again.json() == first.json()
     assert "saved_document" in saved.json() and "saved_document" not in again.json()
+
+
+def test_a_worker_past_its_budget_and_deaf_to_its_alarm_is_ended() -> None:
+    import asyncio
+
+    from service.pool import Pool
+    from tests._service import stubborn_worker
+
+    async def go() -> tuple[Any, int, int, bool]:
+        pool = Pool(1, 4, target=stubborn_worker)
+        pool.start()
+        try:
+            old = pool.slots[0].process
+            reply = await pool.ask("info", {"scenario": "standard-1", "timeout": 0.2}, None)
+            old.join(5)
+            return reply, old.pid, pool.slots[0].process.pid, old.is_alive()
+        finally:
+            pool.close()
+
+    reply, old_pid, new_pid, alive = asyncio.run(go())
+    assert reply.status == 503 and reply.body["error"]["field"] == "timeout"
+    assert not alive and new_pid != old_pid  # ended, and a fresh worker in its place
