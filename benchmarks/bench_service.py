@@ -9,7 +9,8 @@ One server (`tmg serve --workers 2`) on a free loopback port:
    so its table is built) against the CLI's compute alone (the same charge through
    `tmg.cli.main` in this process: load + answer, no start-up);
 2. load: 32 concurrent clients for `--seconds`, mixing sight, moves and charges on scenarios
-   over official layouts (2/3 by key, 1/3 with the document): errors, throughput and p50/p99
+   over official layouts (2/3 by key, 1/3 with the document; half of them questions never
+   asked, which the engine computes, half asked before): errors, throughput and p50/p99
    per endpoint; resident memory of the server and its workers after warm-up and at the end.
 Goals: warm los p50 <= 2 ms; warm charge p50 <= 15 ms, p99 <= 100 ms; first charge no slower
 than the CLI's compute; 0 errors.
@@ -185,6 +186,16 @@ def in_turn(url: str, n: int) -> None:
               f"   ratio service/CLI {a / b:.2f}")
 
 
+def fresh(rng: random.Random, cmd: str, q: dict[str, Any]) -> dict[str, Any]:
+    """`q` changed so that its answer is not one the server keeps: another point to move to,
+    another charge modifier, the sight of a unit against a marker or another model."""
+    if cmd == "move":
+        return {**q, "to": f"{rng.uniform(2, 30):.3f},{rng.uniform(2, 30):.3f}"}
+    if cmd == "charge":
+        return {**q, "modifier": round(rng.uniform(-2, 2), 3)}
+    return {**q, "range": round(rng.uniform(6, 30), 3)}
+
+
 async def load(url: str, clients: int, seconds: float, keys: list[str],
                proc: psutil.Process) -> None:
     lat: dict[str, list[float]] = {}
@@ -197,6 +208,8 @@ async def load(url: str, clients: int, seconds: float, keys: list[str],
             while time.monotonic() < stop:
                 j = rng.randrange(len(QUESTIONS))
                 cmd, d, q = QUESTIONS[j]
+                if rng.random() < 0.5:  # a question never asked: the engine computes it
+                    q = fresh(rng, cmd, q)
                 body = {"key": keys[j], **q} if rng.random() < 2 / 3 else {"scenario": d, **q}
                 t = time.perf_counter()
                 try:
