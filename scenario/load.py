@@ -40,6 +40,7 @@ from geom.end_position import overlaps_piece
 from geom.errors import TmgError
 from geom.model import TOLERANCE, Battlefield, Deployment, Marker, Model, Table, TerrainPiece, Unit
 
+from . import memory
 from .units import parse_marker, parse_unit
 
 FORMAT = "tmg-scenario/1"
@@ -271,6 +272,9 @@ def read_document(path: str | Path) -> Any:
 
     Only a regular file of at most `MAX_FILE_BYTES` is read (a device, a pipe or a folder is
     refused before anything is read from it); UTF-8, with or without a byte-order mark."""
+    mem = memory.lookup(path)
+    if mem is not None and mem.document is not None:  # a request's document: nothing to read
+        return mem.document
     p = Path(path)
     file = str(path)
     kind = p.suffix.lower()
@@ -316,7 +320,8 @@ def is_official_name(path: str | Path) -> bool:
     """A bare word that is no file: an official layout or card name (a folder of that name in
     the working directory is no scenario either, so it does not hide the name)."""
     text = str(path)
-    if "/" in text or not text.strip() or "\0" in text:
+    if "/" in text or not text.strip() or "\0" in text \
+            or getattr(memory.lookup(text), "document", None) is not None:
         return False
     p = Path(path)
     if p.suffix != "":
@@ -380,6 +385,10 @@ def load(path: str | Path, deployment: str | None = None, *, tolerant: bool = Fa
     `deployment`, that card's entry edges, zones and markers on the table (the command line's
     `--deployment CARD`). `tolerant`: bases may lie off the table or overlap (`tmg check` only,
     see `check_battlefield`)."""
+    mem = memory.lookup(path)
+    if (mem is not None and mem.battlefield is not None and mem.deployment == deployment
+            and not tolerant):
+        return mem.battlefield  # a request's table, already built (and warm)
     if not str(path).strip():
         raise ScenarioError("no scenario given (a .toml or .json file, or an official layout or "
                             "deployment card name: see `tmg layouts`)")

@@ -219,7 +219,8 @@ def test_unprintable_arguments_and_ids(tmp_path):
 # --------------------------------------------------------------------------- atomic writes
 
 WRITERS = ("write_text", "write_bytes", "savefig", "tofile", "dump")
-PACKAGES = ("geom", "formats", "maps", "scenario", "tmg", "viewer", "benchmarks")
+PACKAGES = ("geom", "formats", "maps", "scenario", "tmg", "viewer", "benchmarks",
+            "service")
 
 
 def _direct_writes(path: Path) -> list[str]:

@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
              "position"),
     "render": ("render", "draw the table (and overlays) to a PNG or SVG picture"),
     "report": ("report", "the main job: a readable report on a scenario"),
+    "serve": ("serve", "run the engine as an HTTP service: every command an endpoint, warm "
+              "tables (docs/service.md)"),
     "survey": ("survey", "heatmaps of a whole table: exposure, safe area, markers, charge threat "
                "(on Dask when asked)"),
     "template": ("template", "models hit by a blast or flamer template (main target and "
@@ -48,7 +50,7 @@ def about(name: str) -> str:
     return COMMANDS[name][1]
 
 
-# Commands that never end by themselves (a window): no time budget.
-INTERACTIVE = frozenset({"view"})
+# Commands that never end by themselves (a window, a server): no time budget.
+INTERACTIVE = frozenset({"view", "serve"})
 # Batch jobs of many questions: the longer default budget (`tmg.budget.BATCH_TIMEOUT`).
 BATCH = frozenset({"survey"})

@@ -103,9 +103,34 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         overlays.append(Check(after, check(bf, after)))
     box = closeup_box(bf, args)
     scene = build_scene(bf, overlays, title=args.title)
-    frame = picture.write_picture(scene, args.output, args.width, box)
+    kept = getattr(args, "picture", None)
+    if kept is not None:  # the service: the picture in memory, nothing written
+        frame = picture_in_memory(scene, args.width, box, kept, args.output[-4:].lower())
+    else:
+        frame = picture.write_picture(scene, args.output, args.width, box)
     return {"output": str(args.output), "width": frame.width, "height": frame.height,
             "info": list(scene.info), "labels_dropped": list(frame.dropped)}
+
+
+def picture_in_memory(scene: Any, width: int, box: Any, kept: dict[str, bytes],
+                      suffix: str) -> Any:
+    """Draw the scene into `kept[suffix]` as the bytes `write_picture` writes to a file of
+    that suffix (".svg" or ".png"; a PNG needs OpenGL: a display or headless EGL)."""
+    from viewer import picture
+
+    if box is not None:
+        picture.prepare_closeup(scene, box)
+    frame = picture.frame_of(scene, width, box, True)
+    if suffix == ".svg":
+        from viewer import svg
+
+        kept[suffix] = svg.svg_text(scene, frame).encode("utf-8")
+        return frame
+    from viewer import draw, png
+
+    with draw.Offscreen() as off:
+        kept[suffix] = png.encode(off.render(scene, frame).top_down())
+    return frame
 
 
 def text(r: dict[str, Any]) -> str:
