@@ -32,6 +32,7 @@ def main() -> int:
     a = ap.parse_args()
     sys.path.insert(0, a.root)
     import scenario
+    from formats import atomic
     from geom.charge import charge
     from geom.errors import TmgError
 
@@ -55,7 +56,7 @@ def main() -> int:
         except TmgError as exc:
             out[key] = {"error": str(exc)}
     print(f"{len(out)} charges in {time.perf_counter() - t0:.1f} s ({a.root})")
-    Path(a.output).write_text(json.dumps(out, sort_keys=True, indent=1), encoding="utf-8")
+    atomic.write_text(a.output, json.dumps(out, sort_keys=True, indent=1))
     if a.against:
         before = json.loads(Path(a.against).read_text(encoding="utf-8"))
         now = json.loads(json.dumps(out))
