@@ -235,7 +235,7 @@ class Charge:
         return OverlayLayer(prims, [], info)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # the verdict is a dict: overlays are cached by identity
 class Check:
     """A judge's check (GEOMETRY-RULES §14, `geom.judge`): the table before (the scene), each
     changed unit's declared ends (dashed rings: blue legal, red where a rule fails), the leader's
