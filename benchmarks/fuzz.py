@@ -6,14 +6,17 @@
 
 Prints counts: accepted, clean rejections, budget stops (exit 3, `--timeout` ran out), crashes
 (exit 1, a traceback, several lines, invalid JSON, unprintable output) and hangs (no answer
-within the harness's deadline). Each crash, budget stop and hang is saved to out/fuzz/ (the
-document and the command line) so it can be replayed: `tmg` + the saved command line.
+within the harness's deadline), and the wall time per command (p50, p99, max; the goal is no
+query over 2 s). Each crash, budget stop, hang and query over `--slow` seconds is saved to
+out/fuzz/ (the document and the command line) so it can be replayed: `tmg` + the saved command
+line.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing as mp
 import os
 import random
@@ -67,6 +70,12 @@ def one(i: int) -> list[tuple[str, str, str, list[str], bytes | None, float]]:
     return records
 
 
+def _pct(xs: list[float], q: float) -> float:
+    """The q-th percentile (nearest rank) of the walls."""
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, math.ceil(q / 100 * len(s)) - 1))]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", "--documents", type=int, default=100_000)
@@ -79,12 +88,15 @@ def main() -> int:
     ap.add_argument("--hang", type=float, default=40.0,
                     help="seconds after which a document counts as a hang (default 40)")
     ap.add_argument("--out", default=str(ROOT / "out" / "fuzz"))
+    ap.add_argument("--slow", type=float, default=2.0,
+                    help="save queries slower than this many seconds (default 2)")
     ap.add_argument("--show", type=int, default=0, metavar="K",
                     help="also print K sample messages of each verdict")
     a = ap.parse_args()
     counts: dict[str, Counter[str]] = {"document": Counter(), "query": Counter()}
     commands: Counter[str] = Counter()
     slowest: list[tuple[float, str]] = []
+    walls: dict[str, list[float]] = {}
     samples: Counter[str] = Counter()
     saved = 0
     out_dir = Path(a.out)
@@ -123,10 +135,13 @@ def main() -> int:
                         break
                     for phase, verdict, detail, argv, data, secs in records:
                         counts[phase][verdict] += 1
+                        walls.setdefault("info (document)" if phase == "document" else argv[0],
+                                         []).append(secs)
                         if phase == "query":
                             commands[f"{argv[0]} {verdict}"] += 1
-                        if secs > 2:
+                        if secs > a.slow:
                             slowest.append((secs, " ".join(argv[:1] + argv[2:])[:120]))
+                            save("slow", argv, data, f"document {i}: {secs:.1f} s, {verdict}")
                         if a.show and verdict != "crash" and samples[verdict] < a.show:
                             samples[verdict] += 1
                             print(f"{verdict} ({phase}): {detail[:150]}  "
@@ -156,11 +171,14 @@ def main() -> int:
           f"{q['rejected']:,}, budget stops {q['budget']:,}, crashes {q['crash']:,}, "
           f"hangs {q['hang']:,}")
     print("per command: " + ", ".join(f"{k} {v}" for k, v in sorted(commands.items())))
+    print("wall per command (s): " + "; ".join(
+        f"{k} n={len(v)} p50 {_pct(v, 50):.3f} p99 {_pct(v, 99):.3f} max {max(v):.3f}"
+        for k, v in sorted(walls.items())))
     if slowest:
         slowest.sort(reverse=True)
-        print("slowest (> 2 s): " + "; ".join(f"{s:.1f} s {c}" for s, c in slowest[:5]))
+        print(f"slowest (> {a.slow:g} s): " + "; ".join(f"{s:.1f} s {c}" for s, c in slowest[:5]))
     if saved:
-        print(f"{saved} crash/budget/hang cases saved in {out_dir}")
+        print(f"{saved} crash/budget/hang/slow cases saved in {out_dir}")
     return 1 if d["crash"] + d["hang"] + q["crash"] + q["hang"] else 0
 
 

@@ -28,7 +28,11 @@ def write_bytes(path: str | Path, data: bytes) -> None:
     """Write `data` to `path` atomically; a TmgError (one line) when it cannot be written."""
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
+    try:
+        exists = directory.is_dir()
+    except OSError as exc:  # a name too long for the file system, a loop of links
+        raise TmgError(f"cannot write {target}: {exc.strerror or exc}") from None
+    if not exists:
         raise TmgError(f"cannot write {target}: directory {directory} does not exist")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)

@@ -18,7 +18,6 @@ import reprlib
 from collections.abc import Mapping
 from typing import Any
 
-import shapely
 from shapely.geometry import Polygon
 from shapely.validation import explain_validity
 
@@ -203,8 +202,16 @@ def polygon(ctx: Ctx, obj: str, field: str, v: Any) -> Polygon:
         raise ctx.err(obj, field, "a polygon needs at least 3 points")
     coords = [point(ctx, obj, field, p) for p in pts]
     # a vertex given twice in a row adds nothing to the shape, and some GEOS operations
-    # (constrained triangulation) fail on it
-    poly = shapely.remove_repeated_points(Polygon(coords))
+    # (constrained triangulation) fail on it: dropped here (exactly equal points, as
+    # `shapely.remove_repeated_points`), and a ring left with fewer than 3 corners is refused
+    # before GEOS is asked to build it
+    kept = [c for i, c in enumerate(coords) if i == 0 or c != coords[i - 1]]
+    if len(kept) > 1 and kept[-1] == kept[0]:
+        kept.pop()
+    if len(kept) < 3:
+        raise ctx.err(obj, field, f"a polygon needs at least 3 distinct corners, got {len(kept)}"
+                      " once repeated points are dropped")
+    poly = Polygon(kept)
     if not poly.is_valid:
         raise ctx.err(obj, field, f"polygon is not simple ({explain_validity(poly)})")
     if poly.area <= 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,7 +39,7 @@ from .elevation import top_at
 from .end_position import base_on_table, bases_overlap, may_overlap
 from .endset import Disc, EndSet, Grown, Shape
 from .engagement import ENGAGEMENT_RANGE, in_engagement_range, models_engaged
-from .model import TOLERANCE, Battlefield, Model, Point, Unit
+from .model import TOLERANCE, Battlefield, Model, Point, Unit, natural_key
 from .verdict import Verdict
 
 
@@ -120,19 +120,26 @@ def spots(bf: Battlefield, unit: Unit, m: Model, leader: Model, top: Surface,
 
 
 def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Unit],
-               *, avoid_all_enemies: bool = False, cache: ZoneCache | None = None) -> Placement:
+               *, avoid_all_enemies: bool = False, cache: ZoneCache | None = None,
+               toward: Mapping[str, Point] | None = None) -> Placement:
     """Place the unit's other models around the moved leader, one by one.
 
     With targets (a charge): priorities A > B > C. With `avoid_all_enemies` (disengage) every
     enemy's engagement range is forbidden and only C applies. Every model must be legal, in
     coherency range of the leader (the unit's coherency distance: 3", 4" with Squadron) and
     linked to an already placed model (§4.4). Models go on the mat or on the leader's own top.
-    Within a priority the spot is the one nearest the leader, found exactly (`geom.endset`)."""
+    Within a priority the spot is the one nearest the leader, found exactly (`geom.endset`);
+    with `toward` (model id -> preferred centre: where it stood relative to the leader, the
+    unit's shape, GEOMETRY-RULES §6 Decision) the spot nearest that point instead."""
     target_ids = {t.id for t in targets}
     distance = unit.coherency_distance
     others = [m for m in unit.models if m.id != leader.id]
     # nearer models first: the order a player would naturally place them in
-    others.sort(key=lambda m: math.dist(m.at, leader.at))
+    if toward is None:
+        others.sort(key=lambda m: math.dist(m.at, leader.at))
+    else:  # the shape's nearest models first, ties by id: never by the order models are listed
+        others.sort(key=lambda m: (math.dist(toward.get(m.id, m.at), leader.at),
+                                   natural_key(m.id)))
     positions: dict[str, Point] = {}
     priority: dict[str, str] = {}
     casualties: list[str] = []
@@ -176,12 +183,12 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
                     or _in_coherency_range(unit, leader, moved)) and link.ok(moved, placed)
 
         for name, sets in tiers:
+            aim = toward.get(m.id, leader.at) if toward is not None else leader.at
             for es in sets:
-                for q in itertools.islice(nearest_members(es, leader.at, GRID), CANDIDATES):
+                for q in itertools.islice(nearest_members(es, aim, GRID), CANDIDATES):
                     pt = (float(q[0]), float(q[1]))
                     if accept(pt):
-                        if spot is None or math.dist(pt, leader.at) < math.dist(spot[0],
-                                                                                leader.at):
+                        if spot is None or math.dist(pt, aim) < math.dist(spot[0], aim):
                             spot = (pt, name)
                         break
             if spot is not None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .after_charge import place_rest
 from .destroyed import destroyed_by
 from .end_position import end_position_ok
 from .engagement import engaged_pairs
@@ -120,7 +119,9 @@ def _answer(bf: Battlefield, unit: Unit, lead: Model, path: Any) -> DisengageAns
     from .movement import destroyed_words
 
     end = path.end
-    pl = place_rest(bf, unit, lead.moved_to(end), [], avoid_all_enemies=True)
+    from .unit_move import place_clear, shape_targets
+
+    pl = place_clear(bf, unit, lead.moved_to(end), shape_targets(unit, lead.id, end))
     placed = [lead.moved_to(end)] + [unit.model(m).moved_to(at) for m, at in pl.positions.items()]
     gone = destroyed_by(bf, unit, lead, path, placed)
     return DisengageAnswer(

@@ -245,6 +245,7 @@ class Unit:
     type: str | None = None
     name: str | None = None
     abilities: frozenset[str] = frozenset()
+    reserve: bool = False  # in reserve, not on the table (its models' `at` mean nothing)
 
     def __post_init__(self) -> None:
         # `large` is kept as a field (scenario files and callers use it) and as an ability;
@@ -415,6 +416,7 @@ class Battlefield:
     markers: tuple[Marker, ...] = ()
     deployment: Deployment | None = None
     name: str | None = None
+    reserves: tuple[Unit, ...] = ()  # units in reserve: off the table, only a deploy brings them
 
     @cached_property
     def _pieces(self) -> dict[str, TerrainPiece]:
@@ -460,6 +462,15 @@ class Battlefield:
 
     def replace_unit(self, unit: Unit) -> Battlefield:
         return replace(self, units=tuple(unit if u.id == unit.id else u for u in self.units))
+
+    def arriving(self, unit_id: str) -> Battlefield:
+        """The table with reserve unit `unit_id` brought on (where a deploy starts from; its
+        models' positions are the deploy's to set); the table itself for a unit on it."""
+        for u in self.reserves:
+            if u.id == unit_id:
+                return replace(self, units=(*self.units, replace(u, reserve=False)),
+                               reserves=tuple(v for v in self.reserves if v.id != unit_id))
+        return self
 
     def without_piece(self, piece_id: str) -> Battlefield:
         return replace(self, terrain=tuple(p for p in self.terrain if p.id != piece_id))

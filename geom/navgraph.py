@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.sparse import coo_matrix, csr_matrix
 
 from .freespace import TWO_PI, ArcMap, Arr, Circles, FreeSpace, in_cone
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 # --------------------------------------------------------------------------- tangents
 
@@ -272,4 +275,8 @@ class TangentGraph:
         u = np.concatenate([self.edges_u, extra_u])
         v = np.concatenate([self.edges_v, extra_v])
         w = np.concatenate([self.edges_w, extra_w])
+        # scipy only here: the whole graph as a matrix is the tests' reference, and
+        # importing scipy.sparse costs every command's start-up ~0.15 s
+        from scipy.sparse import coo_matrix
+
         return coo_matrix((w, (u, v)), shape=(n, n)).tocsr()

@@ -212,7 +212,12 @@ def _best_stepped(nav: Navigator, search: Search, start: Point, step0: float, pt
                   limit: float, accept: Accept | None, path_accept: PathAccept | None = None,
                   es: EndSet | None = None) -> tuple[int, EndPath] | None:
     entries = []
-    for i, e in enumerate(pts):
+    # Only samples that could still beat `limit` are escaped (each escape is a clearance
+    # search of its own): every path from `start` to e is at least |start - e| long, and the
+    # search returns only paths shorter than `limit`, so the others cannot change the answer.
+    near = np.hypot(pts[:, 0] - start[0], pts[:, 1] - start[1]) < limit + EXACT_BOUND
+    for i in np.flatnonzero(near).tolist():
+        e = pts[i]
         esc = nav.escape((float(e[0]), float(e[1])))
         if esc is not None:
             entries.append((i, esc[0], esc[1]))

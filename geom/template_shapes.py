@@ -31,6 +31,9 @@ BLAST, FLAMER = "blast", "flamer"
 KINDS = (BLAST, FLAMER)
 DIMENSIONS: dict[str, tuple[str, ...]] = {BLAST: ("diameter",), FLAMER: ("length", "narrow", "wide")}
 DATA_FILE = "geom/data/templates.json"
+# The documented bound on any number (docs/interface.md, "Limits"; `formats.fields.MAX_ABS` for
+# the other fields of a file): far beyond it the template's geometry overflows floating point.
+MAX_DIMENSION = 1e5
 PROVISIONAL_SOURCE = f"PROVISIONAL default ({DATA_FILE}): no public source gives this size"
 
 
@@ -115,8 +118,13 @@ def make_shape(kind: str, values: Mapping[str, float | None], source: str,
                            f"{', '.join(DIMENSIONS[kind])})", file=file, obj=obj, field=k)
         if v is None:
             continue
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        if isinstance(v, bool) or not isinstance(v, int | float) or \
+                (isinstance(v, float) and not math.isfinite(v)):
             raise TmgError(f"expected a number of inches, got {v!r}", file=file, obj=obj, field=k)
+        if abs(v) > MAX_DIMENSION:  # an int is compared as an int: float(10 ** 400) overflows
+            shown = f"{v:g}" if isinstance(v, float) else f"an integer of {len(str(abs(v)))} digits"
+            raise TmgError(f"{shown} is out of range (at most {MAX_DIMENSION:g} inches)",
+                           file=file, obj=obj, field=k)
         dims[k], sources[k] = float(v), source
     shape = TemplateShape(kind, tuple((k, dims[k]) for k in DIMENSIONS[kind]),
                           tuple((k, sources[k]) for k in DIMENSIONS[kind]))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import shapely
@@ -36,8 +36,13 @@ class LayoutData:
     raw: dict[str, Any]
 
 
+# The packaged data next to this module (not importlib.resources, whose zip readers cost every
+# start-up ~5 ms; the package is always installed as files).
+DATA = Path(__file__).resolve().parent / "data"
+
+
 def _data_text(*parts: str) -> str | None:
-    res = resources.files("maps").joinpath("data", *parts)
+    res = DATA.joinpath(*parts)
     if not res.is_file():
         return None
     return res.read_text(encoding="utf-8")
@@ -45,24 +50,37 @@ def _data_text(*parts: str) -> str | None:
 
 @cache
 def _layout_doc(layout_id: str) -> dict[str, Any] | None:
+    # Only an official name is looked up: the name of a layout comes from documents anyone may
+    # write (a scenario's `layout`, a service request), and must never be a path that reaches
+    # a file outside the packaged data (`../../x`).
+    if layout_id not in _official_layouts():
+        return None
     text = _data_text("layouts", f"{layout_id}.json")
     return None if text is None else json.loads(text)
 
 
-def layout_ids() -> list[str]:
-    d = resources.files("maps").joinpath("data", "layouts")
+@cache
+def _official_layouts() -> tuple[str, ...]:
+    d = DATA / "layouts"
     if not d.is_dir():
-        return []
+        return ()
     ids = [p.name[:-5] for p in d.iterdir() if p.name.endswith(".json")]
-    return sorted(ids, key=lambda s: (not s.startswith("standard"), s))
+    return tuple(sorted(ids, key=lambda s: (not s.startswith("standard"), s)))
+
+
+def layout_ids() -> list[str]:
+    """The official map layouts' names (the packaged `maps/data/layouts/*.json`)."""
+    return list(_official_layouts())
 
 
 @cache
 def load_layout(layout_id: str) -> LayoutData:
+    """An official layout by name; any other text (a file path too) is an unknown layout."""
     doc = _layout_doc(layout_id)
     if doc is None:
         known = ", ".join(layout_ids()) or "none installed"
-        raise TmgError(f"unknown map layout {layout_id!r} (known: {known})")
+        raise TmgError(f"unknown map layout {layout_id!r}: a layout is an official name, never "
+                       f"a file (known: {known})")
     ctx = Ctx(f"maps/data/layouts/{layout_id}.json")
     pieces = []
     for i, e in enumerate(doc["terrain"]):

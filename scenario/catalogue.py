@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 
 @cache
 def _doc() -> dict[str, Any]:
-    res = resources.files("scenario").joinpath("data", "units.json")
+    # next to this module (not importlib.resources, whose zip readers cost every start-up)
+    res = Path(__file__).resolve().parent / "data" / "units.json"
     if not res.is_file():
         return {"units": []}
     return json.loads(res.read_text(encoding="utf-8"))

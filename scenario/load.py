@@ -40,6 +40,7 @@ from geom.end_position import overlaps_piece
 from geom.errors import TmgError
 from geom.model import TOLERANCE, Battlefield, Deployment, Marker, Model, Table, TerrainPiece, Unit
 
+from . import memory
 from .units import parse_marker, parse_unit
 
 FORMAT = "tmg-scenario/1"
@@ -71,9 +72,11 @@ def _base_extent(m: Model) -> tuple[float, float]:
 
 
 def check_battlefield(bf: Battlefield, err: Callable[[str | None, str | None, str],
-                                                     Exception]) -> None:
+                                                     Exception], *, placement: bool = True) -> None:
     """The placement checks of docs/interface.md ("Bad input"): stacking, bases on the table, no
-    overlaps."""
+    overlaps. `placement=False` (the tolerant reading `tmg check` uses for a declared AFTER
+    table, GEOMETRY-RULES §14): only what cannot be a table at all is refused — bases off the
+    table or overlapping are what the judge is asked about."""
     ids = {p.id for p in bf.terrain}
     for p in bf.terrain:
         if p.on is not None and p.on not in ids:
@@ -83,6 +86,8 @@ def check_battlefield(bf: Battlefield, err: Callable[[str | None, str | None, st
             piece_effective_size(bf, p)
         except TmgError:
             raise err(f"terrain {p.id!r}", "on", "stacking cycle") from None
+    if not placement:
+        return
     t = bf.table
     models = list(bf.models())
     for m in models:
@@ -133,7 +138,7 @@ def _overlap(a: Model, b: Model) -> bool:
     return bases.ellipse_distance(shrunk, b.ellipse) == 0.0
 
 
-def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
+def parse_document(doc: Any, file: str = "<scenario>", *, tolerant: bool = False) -> Battlefield:
     """Build a Battlefield from an already-parsed TOML/JSON document."""
     ctx = Ctx(file)
     check_document(ctx, doc)
@@ -241,10 +246,11 @@ def parse_document(doc: Any, file: str = "<scenario>") -> Battlefield:
         markers[m.id] = m
     name = doc.get("name")
     bf = Battlefield(table=Table(width, depth), terrain=tuple(terrain.values()),
-                     units=tuple(units), markers=tuple(sorted(markers.values(), key=lambda m: m.id)),
-                     deployment=deployment,
+                     units=tuple(u for u in units if not u.reserve),
+                     markers=tuple(sorted(markers.values(), key=lambda m: m.id)),
+                     deployment=deployment, reserves=tuple(u for u in units if u.reserve),
                      name=string(ctx, "scenario", "name", name) if name is not None else None)
-    check_battlefield(bf, ctx.err)
+    check_battlefield(bf, ctx.err, placement=not tolerant)
     _check_markers(bf, ctx.err)
     return bf
 
@@ -266,6 +272,9 @@ def read_document(path: str | Path) -> Any:
 
     Only a regular file of at most `MAX_FILE_BYTES` is read (a device, a pipe or a folder is
     refused before anything is read from it); UTF-8, with or without a byte-order mark."""
+    mem = memory.lookup(path)
+    if mem is not None and mem.document is not None:  # a request's document: nothing to read
+        return mem.document
     p = Path(path)
     file = str(path)
     kind = p.suffix.lower()
@@ -311,7 +320,8 @@ def is_official_name(path: str | Path) -> bool:
     """A bare word that is no file: an official layout or card name (a folder of that name in
     the working directory is no scenario either, so it does not hide the name)."""
     text = str(path)
-    if "/" in text or not text.strip() or "\0" in text:
+    if "/" in text or not text.strip() or "\0" in text \
+            or getattr(memory.lookup(text), "document", None) is not None:
         return False
     p = Path(path)
     if p.suffix != "":
@@ -356,11 +366,12 @@ def document(path: str | Path, deployment: str | None = None) -> Any:
     return {**doc, "table": {**doc["table"], "deployment": deployment}}
 
 
-def parse_with_deployment(doc: Any, file: str, deployment: str | None) -> Battlefield:
+def parse_with_deployment(doc: Any, file: str, deployment: str | None, *,
+                          tolerant: bool = False) -> Battlefield:
     """`parse_document`, where a problem with the card laid on by `--deployment` names the
     option rather than the file's `[table]`."""
     try:
-        return parse_document(doc, file)
+        return parse_document(doc, file, tolerant=tolerant)
     except FormatError as exc:
         if deployment is not None and exc.obj == "table" and exc.field in ("deployment",
                                                                             "layout"):
@@ -368,10 +379,16 @@ def parse_with_deployment(doc: Any, file: str, deployment: str | None) -> Battle
         raise
 
 
-def load(path: str | Path, deployment: str | None = None) -> Battlefield:
+def load(path: str | Path, deployment: str | None = None, *, tolerant: bool = False
+         ) -> Battlefield:
     """Load a scenario file, or an official layout / deployment card by name; with
     `deployment`, that card's entry edges, zones and markers on the table (the command line's
-    `--deployment CARD`)."""
+    `--deployment CARD`). `tolerant`: bases may lie off the table or overlap (`tmg check` only,
+    see `check_battlefield`)."""
+    mem = memory.lookup(path)
+    if (mem is not None and mem.battlefield is not None and mem.deployment == deployment
+            and not tolerant):
+        return mem.battlefield  # a request's table, already built (and warm)
     if not str(path).strip():
         raise ScenarioError("no scenario given (a .toml or .json file, or an official layout or "
                             "deployment card name: see `tmg layouts`)")
@@ -380,4 +397,5 @@ def load(path: str | Path, deployment: str | None = None) -> Battlefield:
     if deployment is None and is_official_name(path):
         from maps import battlefield_by_name
         return battlefield_by_name(str(path))
-    return parse_with_deployment(document(path, deployment), str(path), deployment)
+    return parse_with_deployment(document(path, deployment), str(path), deployment,
+                                 tolerant=tolerant)

@@ -127,6 +127,9 @@ def unit_entry(u: Unit) -> dict[str, Any]:
             me["angle"] = _num(m.angle)
         models.append(me)
     e["models"] = models
+    if u.reserve:  # off the table: the models by id alone
+        e["reserve"] = True
+        e["models"] = [m.id for m in u.models]
     return e
 
 
@@ -164,8 +167,8 @@ def document(bf: Battlefield, *, layout: str | None = None,
     doc["table"] = table
     if terrain:
         doc["terrain"] = terrain
-    if bf.units:
-        doc["unit"] = [unit_entry(u) for u in bf.units]
+    if bf.units or bf.reserves:
+        doc["unit"] = [unit_entry(u) for u in (*bf.units, *bf.reserves)]
     if bf.markers:
         doc["marker"] = [marker_entry(m) for m in bf.markers]
     return doc

@@ -41,7 +41,8 @@ from .abilities import parse_ability
 from .refs import PREFIXES
 
 UNIT_FIELDS = {"id", "type", "name", "owner", "size", "base_mm", "tags", "flying", "large",
-               "abilities", "speed", "supply", "statuses", "leading", "models"}
+               "abilities", "speed", "supply", "statuses", "leading", "models",
+               "reserve"}
 MODEL_FIELDS = {"id", "at", "angle"}
 MARKER_FIELDS = {"id", "at"}
 STATUSES = {"burrowed", "hidden", "engaged", "activated", "shaken"}
@@ -154,6 +155,7 @@ def parse_unit(ctx: Ctx, e: Any, index: int) -> Unit:
         if s not in STATUSES:
             raise ctx.err(obj, "statuses", f"unknown status {s!r} "
                           f"(known: {', '.join(sorted(STATUSES))})")
+    reserve = boolean(ctx, obj, "reserve", e.get("reserve", False))
     if "models" not in e:
         raise ctx.err(obj, "models", "missing")
     raw_models = listof(ctx, obj, "models", e["models"])
@@ -162,7 +164,9 @@ def parse_unit(ctx: Ctx, e: Any, index: int) -> Unit:
     models: list[Model] = []
     seen: set[str] = set()
     for i, m in enumerate(raw_models):
-        if isinstance(m, list | tuple):
+        if reserve and isinstance(m, str) and m.strip():
+            mid, at, angle = m, (0.0, 0.0), 0.0  # in reserve: a model is its id alone
+        elif isinstance(m, list | tuple):
             mid, at, angle = str(i + 1), point(ctx, obj, f"models[{i}]", m), 0.0
         else:
             mt = fields(ctx, f"{obj} model #{i + 1}", m, MODEL_FIELDS)
@@ -173,9 +177,9 @@ def parse_unit(ctx: Ctx, e: Any, index: int) -> Unit:
             if not mid.strip():
                 raise ctx.err(f"{obj} model #{i + 1}", "id", f"expected a non-empty id, got "
                               f"{mid!r}")
-            if "at" not in mt:
+            if "at" not in mt and not reserve:
                 raise ctx.err(mobj, "at", "missing")
-            at = point(ctx, mobj, "at", mt["at"])
+            at = point(ctx, mobj, "at", mt["at"]) if "at" in mt else (0.0, 0.0)
             angle = number(ctx, mobj, "angle", mt.get("angle", 0.0))
         if mid in seen:
             raise ctx.err(f"unit {uid!r} model {mid!r}", "id", "duplicate model id")
@@ -197,7 +201,7 @@ def parse_unit(ctx: Ctx, e: Any, index: int) -> Unit:
             raise ctx.err(obj, "leading", f"no model {leading!r} in this unit")
     return Unit(id=uid, owner=owner, size=size, models=tuple(models), base=base,
                 tags=tuple(tags), flying=flying, large=large, speed=speed, supply=supply,
-                statuses=statuses, leading=leading, type=cat.get("id"),
+                statuses=statuses, leading=leading, type=cat.get("id"), reserve=reserve,
                 name=(string(ctx, obj, "name", e["name"]) if e.get("name") is not None
                       else cat.get("name")), abilities=abilities)
 

@@ -79,6 +79,16 @@ def test_los_imports_only_its_command_and_no_scipy_or_viewer():
     assert not {m for m in mods if m.startswith(("scipy", "viewer", "pyglet"))}, mods
 
 
+def test_charge_and_move_import_no_scipy():
+    """scipy.sparse serves only the tangent graph's test reference (issue 26: it cost every
+    charge ~0.15 s of start-up)."""
+    charge = ROOT / "examples" / "charge-around-wall.toml"
+    for argv in (["charge", str(charge), "zerglings", "--targets", "marine"],
+                 ["move", RIDGE, "zerglings/1", "--to", "28,8"]):
+        mods = _imported(argv)
+        assert not {m for m in mods if m.startswith(("scipy", "viewer", "pyglet"))}, mods
+
+
 # --------------------------------------------------------------------------- conventions
 
 def test_version_and_python_m_tmg():
@@ -209,7 +219,8 @@ def test_unprintable_arguments_and_ids(tmp_path):
 # --------------------------------------------------------------------------- atomic writes
 
 WRITERS = ("write_text", "write_bytes", "savefig", "tofile", "dump")
-PACKAGES = ("geom", "formats", "maps", "scenario", "tmg", "viewer", "benchmarks")
+PACKAGES = ("geom", "formats", "maps", "scenario", "tmg", "viewer", "benchmarks",
+            "service")
 
 
 def _direct_writes(path: Path) -> list[str]:

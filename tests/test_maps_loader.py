@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import pytest
 import shapely
@@ -338,3 +339,44 @@ def test_layout_by_name_in_cli_rejects_unknown(capsys):
 def test_battlefield_markers_are_marker_discs():
     bf = battlefield_by_name("gauntlet")
     assert all(math.isclose(m.ellipse.a, 16 / 25.4) for m in bf.markers)
+
+
+def _outside_layout(tmp_path):
+    """A real layout file `x.json` outside the packaged data (a copy of standard-1, so that
+    reading it would load), and the relative name that reaches it from the layouts folder."""
+    from importlib import resources
+    layouts = resources.files("maps").joinpath("data", "layouts")
+    doc = json.loads(layouts.joinpath("standard-1.json").read_text(encoding="utf-8"))
+    doc["id"] = "x"
+    (tmp_path / "x.json").write_text(json.dumps(doc), encoding="utf-8")
+    return os.path.relpath(tmp_path / "x", str(layouts))
+
+
+def test_a_layout_name_is_never_a_file_path(tmp_path):
+    """Issue 26 item 3: `layout = "../../x"` reaches no file, whatever is there."""
+    rel = _outside_layout(tmp_path)
+    assert rel.startswith("..") and (tmp_path / "x.json").is_file()
+    for name in (rel, str(tmp_path / "x"), "layouts/../standard-1", "./standard-1"):
+        with pytest.raises(TmgError) as ei:
+            load_layout(name)
+        assert "unknown map layout" in str(ei.value)
+        with pytest.raises(TmgError) as ei:
+            parse_document(scen(layout=name), "bad.toml")
+        e = ei.value
+        assert (e.file, e.obj, e.field) == ("bad.toml", "table", "layout")
+        assert all(lid in str(e) for lid in LAYOUTS)
+    assert layout_groups(rel) == ()
+
+
+def test_a_path_as_layout_or_card_through_the_cli_is_exit_2(tmp_path, capsys):
+    rel = _outside_layout(tmp_path)
+    s = tmp_path / "s.toml"
+    s.write_text(f'[table]\nlayout = "{rel}"\n', encoding="utf-8")
+    assert main(["info", str(s)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(s) in err and "table" in err and "'layout'" in err
+    assert all(lid in err for lid in LAYOUTS) and "internal error" not in err
+    assert main(["info", "standard-1", "--deployment", rel]) == 2
+    err = capsys.readouterr().err
+    assert "--deployment" in err and "unknown deployment card" in err
+    assert all(cid in err for cid in CARDS)

@@ -75,7 +75,8 @@ def test_save_after_a_move_through_grass_and_a_failed_disengage(tmp_path, capsys
     assert m["legal"] and m["destroys_grass"] == ["hedge"]
     after = scenario.load(out)
     assert after.terrain == () and after.unit("lings").model("1").at == (22.0, 18.0)
-    assert after.unit("lings").model("2").at == (10.0, 19.5)  # only the leading model moves
+    # the others are placed with it (§8.5.3 step 2), keeping the unit's shape
+    assert after.unit("lings").model("2").at == (22.0, 19.5)
     # a failed disengage: the unit stays, its leading model is destroyed
     pocket = "examples/disengage-pocket.toml"
     out2 = tmp_path / "dis.toml"

@@ -269,3 +269,19 @@ def test_window_fits_the_screen(monkeypatch):
         assert (w.width, w.height) == (1240, 841)
     finally:
         w.close()
+
+
+def test_check_this_move_judges_the_edit(open_viewer, tmp_path):  # noqa: F811
+    """Edit mode's "check this move" (V): the table before the edit against after it."""
+    from pyglet.window import key
+    ex = "examples/move-coherency.toml"
+    v, w = open_viewer(scenario.load(ex), source=ex, save_path=str(tmp_path / "c.toml"))
+    press(w, key.D)
+    u = v.bf.unit("marines")
+    v._edit(lambda ed: ed.move_models(list(u.models), (-2.0, 3.0)))  # the whole unit: legal
+    press(w, key.V)
+    assert v.message.startswith("Check: LEGAL"), v.message
+    assert any(isinstance(r, overlays.Check) for r in v.results)
+    v._edit(lambda ed: ed.move_models([v.bf.unit("marines").model("m2")], (0.0, 5.0)))
+    press(w, key.V)
+    assert v.message.startswith("Check: NOT LEGAL") and "m2" in v.message, v.message

@@ -45,7 +45,7 @@ from .layout import Camera
 from .overlay_base import base_ring
 from .scene import OverlayLayer, Prim, Scene, Transform, build_scene, outline
 
-EDIT_KEYS = {"d", "s", "undo", "redo", "n", "[", "]", "{", "}", "delete", "Delete", "h"}
+EDIT_KEYS = {"v", "d", "s", "undo", "redo", "n", "[", "]", "{", "}", "delete", "Delete", "h"}
 L_DRAG = 17  # above the answers
 PICK_PIXELS = 7.0  # how far from a base a click still picks it
 ZOOM_MIN, ZOOM_MAX = 0.3, 40.0
@@ -85,6 +85,7 @@ class Viewer:
     source: str | None = None  # the file or name the table came from (where `S` saves)
     save_path: str | None = None  # `tmg view --save FILE`
     edit_mode: bool = False
+    edit_before: Any = None  # the table when edit mode was entered: "check this move" (V)
     editor: edit.Editor | None = None
     drag: tuple[tuple[Model, ...], tuple[float, float]] | None = None
     prompt: str | None = None  # the unit type being typed after `N`
@@ -302,6 +303,23 @@ class Viewer:
             self.message += f" (dropped {', '.join(lost)}: a model it asked about is gone)"
         self.invalidate()
 
+    def check_move(self) -> None:
+        """"Check this move" (GEOMETRY-RULES §14): the table before the edit against now, by
+        `geom.judge` — the verdict as the message and the Check overlay (declared ends, path,
+        failures)."""
+        from geom.errors import TmgError
+        from geom.judge import check
+
+        try:
+            verdict = check(self.edit_before or self.bf, self.bf)
+        except TmgError as exc:
+            self.message = f"Cannot check: {exc}"
+            return
+        self.results = [r for r in self.results if not isinstance(r, ov.Check)]
+        self.results.append(ov.Check(self.bf, verdict))
+        self.message = f"Check: {'LEGAL' if verdict['legal'] else 'NOT LEGAL'} — {verdict['reason']}"
+        self.invalidate()
+
     def _selected_model(self) -> Model | None:
         return self.selection_thing if isinstance(self.selection_thing, Model) else None
 
@@ -309,9 +327,13 @@ class Viewer:
         m = self._selected_model()
         if name == "d":
             self.edit_mode = not self.edit_mode
+            self.edit_before = self.bf if self.edit_mode else None
             self.message = ("Edit mode: drag a model (Shift: its unit) · [ ] turn · Del remove · "
-                            "H leading · N add a unit · Ctrl+Z/Ctrl+Y undo/redo · S save · D leave"
+                            "H leading · N add a unit · Ctrl+Z/Ctrl+Y undo/redo · V check this "
+                            "move · S save · D leave"
                             if self.edit_mode else "Edit mode off")
+        elif name == "v" and self.edit_mode:
+            self.check_move()
         elif name == "s":
             self.save()
         elif name == "undo":

@@ -241,3 +241,32 @@ class Charge:
             info += gone_words(bf, d.get("destroys_grass", ()), d.get("removed", ()))
         prims += Highlight((lead,)).build(bf).prims
         return OverlayLayer(prims, [], info)
+
+
+@dataclass(frozen=True, eq=False)  # the verdict is a dict: overlays are cached by identity
+class Check:
+    """A judge's check (GEOMETRY-RULES §14, `geom.judge`): the table before (the scene), each
+    changed unit's declared ends (dashed rings: blue legal, red where a rule fails), the leader's
+    path and every failure as a line of the legend."""
+
+    after: Battlefield
+    verdict: dict  # type: ignore[type-arg]  # `geom.judge.check`'s answer
+
+    def build(self, bf: Battlefield) -> OverlayLayer:
+        prims: list[Prim] = []
+        info = [f"Check: {'LEGAL' if self.verdict['legal'] else 'NOT LEGAL'} — "
+                f"{self.verdict['reason']}"]
+        for u in self.verdict["units"]:
+            ua = self.after.unit(u["unit"])
+            bad = {f["model"] for f in u["failures"]}
+            for m in ua.models:
+                ok = m.id not in bad
+                prims += ghost(m, m.at, f"check:{u['unit']}/{m.id}",
+                               mk.END if ok else mk.ILLEGAL_END)
+            if u.get("path"):
+                prims += path_prims(u["path"], f"check:{u['unit']}:path", bool(u["legal"]))
+            for f in u["failures"]:
+                ex = f' ({f["excess"]:.3f}" beyond)' if f["excess"] is not None else ""
+                info.append(f"    {u['unit']}/{f['model'] or '-'}: {f['reason']} "
+                            f"[{f['rule']}]{ex}")
+        return OverlayLayer(prims, [], info)

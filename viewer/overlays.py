@@ -32,12 +32,12 @@ from geom.model import Battlefield, Model, Unit
 
 from .overlay_base import Highlight, Thing, label
 from .overlay_combat import Disengage, Fight
-from .overlay_move import Charge, Coherency, Move, Reach
+from .overlay_move import Charge, Check, Coherency, Move, Reach
 from .overlay_sight import Engagement, Measure, Sight, Template, closest_points, sight_verdict
 from .scene import OverlayLayer
 
 __all__ = ["ENGINE_MODULES", "Charge", "Coherency", "Disengage", "Engagement", "Fight",
-           "Highlight", "Layers", "Measure", "Move", "Reach", "Sight", "Template", "Thing",
+           "Check", "Highlight", "Layers", "Measure", "Move", "Reach", "Sight", "Template", "Thing",
            "available", "closest_points", "label", "rebind", "sight_verdict"]
 
 #: overlay name -> the engine module it draws (None: needs only the foundation)

@@ -61,7 +61,11 @@ def write_picture(scene: Scene, path: str | Path, width: int = 1600, box: Box | 
     suffix = out.suffix.lower()
     if suffix not in SUFFIXES:
         raise TmgError(f"the output must be a .png or .svg file, got {str(path)!r}")
-    if out.is_dir():
+    try:
+        is_dir = out.is_dir()
+    except OSError as exc:  # a name too long for the file system: refused before drawing
+        raise TmgError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if is_dir:
         raise TmgError(f"the output {str(path)!r} is a directory")
     if box is not None:
         prepare_closeup(scene, box)

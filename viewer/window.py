@@ -25,7 +25,7 @@ DRAG_PIXELS = 4  # a press that moves less than this is a click
 _KEYS = {key.ESCAPE: "escape", key.M: "m", key.L: "l", key.T: "t", key.E: "e", key.F: "f",
          key.HOME: "f", key.R: "r", key.C: "c", key.G: "g", key._0: "0", key._1: "1", key._2: "2",
          key._3: "3", key._4: "4", key._5: "5", key._6: "6", key.D: "d", key.S: "s",
-         key.N: "n", key.H: "h", key.K: "k", key.J: "j", key.BRACKETLEFT: "[",
+         key.N: "n", key.H: "h", key.V: "v", key.K: "k", key.J: "j", key.BRACKETLEFT: "[",
          key.BRACKETRIGHT: "]", key.DELETE: "delete", key.BACKSPACE: "backspace",
          key.TAB: "tab", key.ENTER: "enter", key.RETURN: "enter"}
 _SHIFTED = {"t": "T", "[": "{", "]": "}", "delete": "Delete", "backspace": "Delete"}

@@ -13,6 +13,8 @@ from __future__ import annotations
 # name on the command line -> (module in tmg.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "charge": ("charge", "can a charge succeed, on what roll, and where does it end"),
+    "check": ("check", "a judge's check: could the unit have got from BEFORE to AFTER by one legal "
+              "action (per model: rule, reason, excess)"),
     "check-layout": ("check_layout", "check a layout against the terrain guidelines of §9.3"),
     "coherency": ("coherency", 'unit coherency: wholly within 3" (4" with Squadron) of the '
                   "leading model and valid coherency links"),
@@ -31,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
              "position"),
     "render": ("render", "draw the table (and overlays) to a PNG or SVG picture"),
     "report": ("report", "the main job: a readable report on a scenario"),
+    "serve": ("serve", "run the engine as an HTTP service: every command an endpoint, warm "
+              "tables (docs/service.md)"),
     "survey": ("survey", "heatmaps of a whole table: exposure, safe area, markers, charge threat "
                "(on Dask when asked)"),
     "template": ("template", "models hit by a blast or flamer template (main target and "
@@ -46,7 +50,7 @@ def about(name: str) -> str:
     return COMMANDS[name][1]
 
 
-# Commands that never end by themselves (a window): no time budget.
-INTERACTIVE = frozenset({"view"})
+# Commands that never end by themselves (a window, a server): no time budget.
+INTERACTIVE = frozenset({"view", "serve"})
 # Batch jobs of many questions: the longer default budget (`tmg.budget.BATCH_TIMEOUT`).
 BATCH = frozenset({"survey"})

@@ -10,6 +10,7 @@ import scenario
 from geom.errors import TmgError
 from geom.model import Battlefield, Model, Unit
 from scenario import refs
+from scenario.save import document as save_document
 from scenario.save import save as save_scenario
 from scenario.save import source_settings
 
@@ -131,7 +132,11 @@ def save_after(args: argparse.Namespace, out: dict[str, Any], bf: Battlefield, u
     try:
         after = bf.after_action(unit, positions, destroyed=destroyed, pieces_gone=gone)
         layout, extra = source_settings(args.file)
-        save_scenario(args.save, after, layout=layout, extra=extra)
+        kept = getattr(args, "saved_documents", None)
+        if kept is not None:  # the service: the document in the answer, nothing written
+            kept[args.save] = save_document(after, layout=layout, extra=extra)
+        else:
+            save_scenario(args.save, after, layout=layout, extra=extra)
     except TmgError as exc:
         raise TmgError(exc.detail, file=args.save, obj="--save", field=exc.field) from None
     out["saved"] = args.save

@@ -53,7 +53,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if ans.path else None,
             "clear": clear, "destroyed": [ref(m) for m in ans.destroyed],
             "destroyed_reasons": {ref(m): why for m, why in ans.reasons.items()},
-            "positions": positions, "rule": ans.rule, "reason": ans.reason,
+            "positions": positions, "casualties": [ref(m) for m in ans.destroyed],
+            "in_coherency": bool(ans.possible and not ans.destroyed),
+            "rule": ans.rule, "reason": ans.reason,
             "destroys_grass": ans.destroys_grass, "removed": ans.removed,
             "terrain_titles": piece_titles(bf, [*ans.destroys_grass, *ans.removed])}
     # a failed disengage is still an outcome: the unit stays and its leading model is destroyed

@@ -47,7 +47,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.range is not None and not args.range >= 0:
         raise TmgError(f"--range must be a distance ≥ 0, got {args.range}", file=args.file,
                        field="--range")
-    ctx = SightContext(bf)
+    # the table's prepared sight, kept with it (`Battlefield.scratch`), so a long-lived front
+    # end (the service's warm tables) asks it again without preparing it again
+    ctx = bf.scratch.get(SightContext)
+    if not isinstance(ctx, SightContext):
+        ctx = bf.scratch[SightContext] = SightContext(bf)
     out: dict[str, Any] = {"a": refs.label(a), "b": refs.label(b)}
     if isinstance(a, Unit) or isinstance(b, Unit) or args.range is not None:
         us = unit_sight(bf, _objects(a), _objects(b), args.range, ctx)  # type: ignore[arg-type]

@@ -16,8 +16,10 @@ from shapely.geometry.base import BaseGeometry
 
 from geom import movement as mv
 from geom import placement as pl
+from geom.coherency import coherency
 from geom.errors import TmgError
 from geom.model import Unit
+from geom.unit_move import ends_destroy, place_unit
 
 from . import about
 from ._common import (
@@ -52,7 +54,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
     g.add_argument("--place", type=distance_arg, metavar="X", help="PLACE X instead of moving")
     g.add_argument("--deploy", nargs="?", const="entry", metavar="EDGE",
                    help="deploy from the entry edge (or south/north/west/east)")
-    add_save(p, "the move (the leading model at its end)")
+    add_save(p, "the move (every model placed)")
     p.set_defaults(run=run, text=text)
     return p
 
@@ -63,12 +65,29 @@ def _geojson(g: BaseGeometry) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     bf = load(args)
+    if args.deploy is not None:  # a unit in reserve arrives (§8.5.5)
+        bf = bf.arriving(args.model.split("/", 1)[0])
     out = _answer(bf, args)
     out.setdefault("removed", [])
     out["terrain_titles"] = piece_titles(bf, [*out.get("destroys_grass", []), *out["removed"]])
     unit, mid = out["model"].split("/", 1)
     legal = out["legal"] and out.get("to") is not None
-    save_after(args, out, bf, unit, {mid: out["to"]} if legal else None,
+    u = bf.unit(unit)
+    if legal:
+        # §8.5.3 step 2: the others are placed round the leader (geom.unit_move); their ends
+        # may also stand on GRASS, which the move then destroys
+        placed = place_unit(bf, u, mid, tuple(out["to"]), keep_shape=args.deploy is None)
+        out.update(placed.refs(unit))
+        gone = ends_destroy(bf, u, placed.positions)
+        for key, ids in (("destroys_grass", gone.grass), ("removed", gone.removed)):
+            out[key] = [*out.get(key, []), *(i for i in ids if i not in out.get(key, []))]
+        out["terrain_titles"] = piece_titles(bf, [*out["destroys_grass"], *out["removed"]])
+    else:
+        out.update({"positions": {m.ref: list(m.at) for m in u.models}, "casualties": [],
+                    "in_coherency": coherency(bf, u).ok})
+    moved = {r.split("/", 1)[1]: p for r, p in out["positions"].items()}
+    save_after(args, out, bf, unit, moved if legal else None,
+               destroyed=[r.split("/", 1)[1] for r in out["casualties"]],
                why_not="the move is not legal")
     return out
 
@@ -150,6 +169,14 @@ def text(r: dict[str, Any]) -> str:
         lines.append(f'  destroys grass: {titled(r, r["destroys_grass"])}')
     if r.get("removed"):
         lines.append(f'  removes from the game (LARGE): {titled(r, r["removed"])}')
+    others = [k for k in r.get("positions", {}) if k != r["model"]]
+    if r["legal"] and others:
+        lines.append("  others placed: " + ", ".join(
+            f"{k} at ({r['positions'][k][0]:.3f}, {r['positions'][k][1]:.3f})" for k in others))
+    if r.get("casualties"):
+        lines.append("  casualties (no legal place in coherency): " + ", ".join(r["casualties"]))
+    if "in_coherency" in r:
+        lines.append(f'  unit in coherency after the move: {"yes" if r["in_coherency"] else "no"}')
     if "reach_area" in r:
         lines.append(f'  reach: {r["reach_area"]:.2f} sq in')
     lines.append(saved_line(r, "the move"))

@@ -32,6 +32,10 @@ def register(sub: Any) -> argparse.ArgumentParser:
                    help="the picture (PNG or SVG, by the extension)")
     p.add_argument("--width", type=int, default=1600, metavar="PX",
                    help="picture width in pixels (default 1600)")
+    p.add_argument("--check", metavar="AFTER",
+                   help="a judge's check: FILE is the table before, AFTER where the player put "
+                        "the unit(s); draws the declared ends, the leader's path and every "
+                        "failure (tmg check)")
     c = p.add_argument_group("close-up")
     c.add_argument("--around", metavar="REF|X,Y",
                    help="a close-up around a model, unit, marker/N, terrain/ID or point, with "
@@ -90,11 +94,43 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise TmgError(f"the output must be a .png or .svg file, got {args.output!r}")
     bf, shapes = options.load(args.file, args.deployment)
     overlays = options.overlays_from_args(bf, args, shapes)
+    if getattr(args, "check", None):
+        import scenario
+        from geom.judge import check
+        from viewer.overlays import Check
+
+        after = scenario.load(args.check, tolerant=True)
+        overlays.append(Check(after, check(bf, after)))
     box = closeup_box(bf, args)
     scene = build_scene(bf, overlays, title=args.title)
-    frame = picture.write_picture(scene, args.output, args.width, box)
+    kept = getattr(args, "picture", None)
+    if kept is not None:  # the service: the picture in memory, nothing written
+        frame = picture_in_memory(scene, args.width, box, kept, args.output[-4:].lower())
+    else:
+        frame = picture.write_picture(scene, args.output, args.width, box)
     return {"output": str(args.output), "width": frame.width, "height": frame.height,
             "info": list(scene.info), "labels_dropped": list(frame.dropped)}
+
+
+def picture_in_memory(scene: Any, width: int, box: Any, kept: dict[str, bytes],
+                      suffix: str) -> Any:
+    """Draw the scene into `kept[suffix]` as the bytes `write_picture` writes to a file of
+    that suffix (".svg" or ".png"; a PNG needs OpenGL: a display or headless EGL)."""
+    from viewer import picture
+
+    if box is not None:
+        picture.prepare_closeup(scene, box)
+    frame = picture.frame_of(scene, width, box, True)
+    if suffix == ".svg":
+        from viewer import svg
+
+        kept[suffix] = svg.svg_text(scene, frame).encode("utf-8")
+        return frame
+    from viewer import draw, png
+
+    with draw.Offscreen() as off:
+        kept[suffix] = png.encode(off.render(scene, frame).top_down())
+    return frame
 
 
 def text(r: dict[str, Any]) -> str:
