@@ -411,6 +411,9 @@ def _near_pairs(centres: Arr, radius: Arr, points: Arr) -> tuple[NDArray[np.int6
     return i.astype(np.int64), j.astype(np.int64)
 
 
+ARC_SLACK = 1e-7  # rad: a node this close to a break of its circle's free arcs lies on it
+
+
 @dataclass
 class ArcMap:
     """Free and blocked sub-arcs of every corner circle (within its cone).
@@ -457,8 +460,11 @@ class ArcMap:
 
     def arc_free(self, k: NDArray[np.int64], a: Arr, b: Arr) -> NDArray[np.bool_]:
         """Is the arc of circle k from relative angle a up to b (a ≤ b) free?"""
-        i = self.sub_index(k, a, "right")
-        j = self.sub_index(k, b, "left")
+        # ARC_SLACK: an end that lies on a break (a pinch point, where the arc turns free) is
+        # computed by another formula than the break, a few 1e-8 rad off; it belongs to the
+        # free side
+        i = self.sub_index(k, a + ARC_SLACK, "right")
+        j = self.sub_index(k, b - ARC_SLACK, "left")
         j = np.maximum(i, j)
         return (self.blocked_prefix[j + 1] - self.blocked_prefix[i]) == 0
 
@@ -468,8 +474,8 @@ class ArcMap:
         return self.arc_free(k, a, span) & self.arc_free(k, np.zeros(len(k)), b)
 
     def point_free(self, k: NDArray[np.int64], rel: Arr) -> NDArray[np.bool_]:
-        i = self.sub_index(k, rel, "right")
-        j = self.sub_index(k, rel, "left")
+        i = self.sub_index(k, rel + ARC_SLACK, "right")
+        j = self.sub_index(k, rel - ARC_SLACK, "left")
         return self.free[i] | self.free[j]
 
 

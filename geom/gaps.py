@@ -30,15 +30,18 @@ than the shortest legal path.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 import shapely
 from numpy.typing import NDArray
+from shapely.geometry import LineString, Point
 from shapely.geometry.base import BaseGeometry
 
 from .freespace import CLEAR_TOL, TWO_PI, Arr, Circles, circle_events, corner_circles
+from .model import TOLERANCE
 
 if TYPE_CHECKING:
     from .freespace import FreeSpace
@@ -232,3 +235,74 @@ def _pinches(fs: FreeSpace, pts: Arr, own: NDArray[np.int64]) -> Arr:
             keep[a] = True
     del own
     return pts[keep]
+
+
+# ---- a line through gaps: coherency links (§4.4, FAQ; GEOMETRY-RULES §7) ----------------------
+
+LINK_SEGS = 256  # quad segments of the c-zones a link is cut by: ≤ 2e-6·c inside the true arc
+
+
+def line_blockers(fs: FreeSpace, a: tuple[float, float], b: tuple[float, float],
+                  exempt: Sequence[tuple[tuple[float, float], float]] = ()) -> list[str]:
+    """What stops a coherency link from a to b, by the revised rule: a link is a line, not a
+    base. It may not cross obstacle material, and no point of it may lie within half the
+    leading model's required width (`fs.clearance`) of two separate parts of material at once
+    — a gap the leading model could not pass. Material that touches is one part (a seam).
+
+    `exempt`: discs (centre, radius) of the link's own end models that stand in such a gap
+    (as a model may, FAQ): the stretch under that base is where the model stands, not a gap
+    the link passes. Returns the refs of the obstacles crossed or pinching, [] when valid.
+
+    Exact at the width's limit between straight faces (their c-offsets are exact lines); at
+    corners the c-zones are polygons inscribed in their arcs (≤ 2e-6·c off).
+    """
+    gm: GapModel = fs.gaps
+    line = LineString([a, b]) if a != b else Point(a)
+    j = fs.tree.query(line, predicate="dwithin", distance=fs.rho_max)
+    if not len(j):
+        return []
+    d = shapely.distance(line, fs.cores[j])
+    j = j[d < fs.rho[j] - TOLERANCE]
+    out: set[str] = set()
+    for k in j.tolist():
+        o = fs.obstacles[k]
+        extra = float(gm.extra[k])
+        core = o.core
+        if extra > 0:
+            crossed = float(shapely.distance(line, core)) < extra - TOLERANCE
+        elif "LineString" in core.geom_type:  # a raised top's edge: may not cross it
+            crossed = bool(line.intersects(core))
+        else:
+            crossed = bool(shapely.relate_pattern(line, core, "T********"))
+        if crossed:
+            out.add(o.ref)
+    parts = sorted(set(gm.part[j].tolist()))
+    if len(parts) >= 2:
+        cut: BaseGeometry = line
+        if exempt:
+            cut = line.difference(shapely.union_all(
+                [shapely.buffer(Point(c), r) for c, r in exempt]))
+        pieces = {}
+        for p in parts:
+            ks = j[gm.part[j] == p]
+            zone = shapely.union_all(shapely.buffer(fs.cores[ks], fs.rho[ks], quad_segs=LINK_SEGS))
+            pieces[p] = (ks, cut.intersection(zone))
+        for x, p in enumerate(parts):
+            for q in parts[x + 1:]:
+                both = pieces[p][1].intersection(pieces[q][1])
+                if both.length > TOLERANCE:
+                    for ks in (pieces[p][0], pieces[q][0]):
+                        near = ks[np.argmin(shapely.distance(both, fs.cores[ks]) - fs.rho[ks])]
+                        out.add(fs.obstacles[int(near)].ref)
+    return sorted(out)
+
+
+def point_in_narrow_gap(fs: FreeSpace, p: tuple[float, float]) -> bool:
+    """Is p within the clearance of two separate parts of material at once?"""
+    gm: GapModel = fs.gaps
+    pt = Point(p)
+    j = fs.tree.query(pt, predicate="dwithin", distance=fs.rho_max)
+    if not len(j):
+        return False
+    j = j[shapely.distance(pt, fs.cores[j]) < fs.rho[j] - TOLERANCE]
+    return len(set(gm.part[j].tolist())) >= 2

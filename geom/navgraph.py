@@ -70,7 +70,11 @@ def typed_bitangents(C: Circles, i: NDArray[np.int64], j: NDArray[np.int64]
     ang_i = np.column_stack((psi + a_out, psi - a_out, psi + a_in, psi - a_in))
     ang_j = ang_i.copy()
     ang_j[:, 2:] += math.pi
-    outer = D > np.abs(ri - rj) + 1e-12
+    # a point (radius 0: a pinch point) lying on the other circle touches it there: its one
+    # "tangent" has length 0 and joins the circle's arc at the point (a path leaves a gap
+    # along the rim of the side it touched last)
+    on_rim = (np.minimum(ri, rj) == 0) & (np.abs(D - np.abs(ri - rj)) <= 1e-9) & (D > 0)
+    outer = (D > np.abs(ri - rj) + 1e-12) | on_rim
     inner = D > ri + rj + 1e-12
     valid = np.column_stack((outer, outer, inner, inner))
     return ang_i, ang_j, valid

@@ -188,3 +188,64 @@ def test_oval_rounds_the_corner_clear_of_it():
     for x, y in path_samples(p, 0.02):
         oval = Ellipse(float(x), float(y), a, 50 / MM / 2, 0.0).polygon(256, outer=True)
         assert oval.intersection(wall).area <= 1e-9
+
+
+# ---- coherency links (GEOMETRY-RULES §7 revised): a line, not a base -------------------------
+
+def _link(bf, unit):
+    from geom.coherency import links
+
+    (lk,) = links(bf, unit)
+    return lk
+
+
+@pytest.mark.parametrize(("gap", "size", "large", "ok"), [
+    (1.0, 2, False, True), (0.999, 2, False, False),
+    (3.0, 3, False, True), (2.999, 3, False, False),
+    (3.0, 1, True, True), (2.999, 1, True, False)])
+def test_link_through_a_gap_at_the_width(gap, size, large, ok):
+    """A link crosses a gap exactly as wide as the leading model's required width, and not
+    0.001" narrower — a LARGE unit on 32 mm bases too (its width is 3")."""
+    from .test_movement import gap_table
+
+    u = mk_unit("u", "red", [(10.0, 6.0), (14.0, 6.0)], size=size, large=large, mm=32)
+    bf = Battlefield(Table(24, 12), gap_table(gap), (u,))
+    lk = _link(bf, u)
+    assert lk.ok is ok
+    if not ok:
+        assert set(lk.blocked_by) == {"terrain/north", "terrain/south"}
+
+
+def test_link_runs_along_a_lone_wall():
+    """Off a gap only material stops a link: 0.2" beside a lone wall is a valid link (the
+    earlier rule, half the width from every obstacle, broke it); across the wall it is not."""
+    u = mk_unit("u", "red", [(5.0, 4.2), (8.0, 4.2)])
+    wall = TerrainPiece("w", 3, box(2, 3, 12, 4))
+    assert _link(wall_table(u, wall), u).ok
+    v = mk_unit("u", "red", [(5.0, 2.4), (5.0, 4.6)])
+    lk = _link(wall_table(v, wall), v)
+    assert not lk.ok and lk.blocked_by == ("terrain/w",)
+
+
+def test_link_past_a_seam_is_one_part():
+    """Two abutting sections are one part: a link passing close to both, beside the seam,
+    is not in a gap."""
+    u = mk_unit("u", "red", [(5.0, 4.3), (9.0, 4.3)])
+    a = TerrainPiece("a", 3, box(2, 3, 7, 4))
+    b = TerrainPiece("b", 3, box(7, 3, 12, 4))
+    assert _link(wall_table(u, a, b), u).ok
+
+
+def test_link_between_a_wall_and_an_enemy_model():
+    """A wall and an enemy base are two parts: the gap between them is judged by its width
+    (the enemy's base edge to the wall)."""
+    from geom.coherency import links
+
+    r = 32 / MM / 2
+    for gap, ok in ((1.0, True), (0.999, False)):
+        u = mk_unit("u", "red", [(6.0 + gap / 2, 1.0), (6.0 + gap / 2, 6.0)])
+        foe = mk_unit("e", "blue", [(6.0 + gap + r, 3.5)])
+        wall = TerrainPiece("w", 3, box(0, 3, 6, 4))
+        bf = Battlefield(Table(30, 20), (wall,), (u, foe))
+        (lk,) = links(bf, u)
+        assert lk.ok is ok, (gap, lk)
