@@ -30,6 +30,7 @@ than the shortest legal path.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -306,3 +307,61 @@ def point_in_narrow_gap(fs: FreeSpace, p: tuple[float, float]) -> bool:
         return False
     j = j[shapely.distance(pt, fs.cores[j]) < fs.rho[j] - TOLERANCE]
     return len(set(gm.part[j].tolist())) >= 2
+
+
+# ---- where a path passes a gap (for pictures: a judge sees the gap and its width) ------------
+
+@dataclass(frozen=True)
+class GapPassed:
+    """A gap a path squeezes through: the narrowest line across it near the path (from one
+    side's material to the other's), its width in inches, and the two sides' refs."""
+
+    a: tuple[float, float]
+    b: tuple[float, float]
+    width: float
+    sides: tuple[str, str]
+
+
+def gaps_passed(fs: FreeSpace, points: Sequence[tuple[float, float]], step: float = 0.05
+                ) -> list[GapPassed]:
+    """The gaps along a path (a polyline of centre points) where the moving base overlaps two
+    separate parts of material: one entry per pair of parts, in path order."""
+    if not fs.two_clearances or len(points) < 2:
+        return []
+    gm: GapModel = fs.gaps
+    pts = np.asarray(points, dtype=float)
+    seg = np.diff(pts, axis=0)
+    n = np.maximum(2, (np.hypot(*seg.T) / step).astype(int) + 2)
+    samples = np.vstack([pts[k] + np.linspace(0, 1, n[k])[:, None] * seg[k]
+                         for k in range(len(seg))])
+    sp = shapely.points(samples)
+    r = fs.radius
+    i, j = fs.tree.query(sp, predicate="dwithin", distance=fs.rho_r_max)
+    d = shapely.distance(sp[i], fs.cores[j])
+    under = d < fs.rho_r[j] - CLEAR_TOL  # the base overlaps this obstacle's material
+    i, j = i[under], j[under]
+    out: list[GapPassed] = []
+    seen: set[tuple[int, int]] = set()
+    for s in np.unique(i).tolist():
+        ks = j[i == s]
+        parts = sorted(set(gm.part[ks].tolist()))
+        for x, p in enumerate(parts):
+            for q in parts[x + 1:]:
+                if (p, q) in seen:
+                    continue
+                seen.add((p, q))
+                local = shapely.buffer(sp[s], r + fs.clearance)
+                mp = shapely.intersection(gm.material[p], local)
+                mq = shapely.intersection(gm.material[q], local)
+                if mp.is_empty or mq.is_empty:
+                    continue
+                line = shapely.shortest_line(mp, mq)
+                (ax, ay), (bx, by) = shapely.get_coordinates(line)
+                refs = []
+                for part in (p, q):
+                    kp = ks[gm.part[ks] == part]
+                    near = kp[np.argmin(shapely.distance(sp[s], fs.cores[kp]) - fs.rho[kp])]
+                    refs.append(fs.obstacles[int(near)].ref)
+                out.append(GapPassed((float(ax), float(ay)), (float(bx), float(by)),
+                                     float(math.hypot(bx - ax, by - ay)), (refs[0], refs[1])))
+    return out

@@ -249,3 +249,20 @@ def test_link_between_a_wall_and_an_enemy_model():
         bf = Battlefield(Table(30, 20), (wall,), (u, foe))
         (lk,) = links(bf, u)
         assert lk.ok is ok, (gap, lk)
+
+
+def test_gaps_on_path_names_the_gap_and_its_width():
+    """The picture's gap mark: a marine squeezing through a 1" gap passes one gap, 1.00" wide,
+    between the two walls; rounding a lone wall end passes none."""
+    from .test_movement import gap_table
+
+    u = mk_unit("u", "red", [(4.0, 6.0)])
+    bf = Battlefield(Table(24, 12), gap_table(1.0), (u,))
+    p = mv.shortest_path(bf, u, (4, 6), (20, 6))
+    assert p is not None
+    (g,) = mv.gaps_on_path(bf, u, p.points)
+    assert g.width == pytest.approx(1.0, abs=1e-9)
+    assert set(g.sides) == {"terrain/north", "terrain/south"}
+    lone = wall_table(u, TerrainPiece("w", 3, box(10, 0, 11, 8)))
+    q = mv.shortest_path(lone, u, (4, 4), (17, 4))
+    assert q is not None and mv.gaps_on_path(lone, u, q.points) == []

@@ -109,6 +109,7 @@ REACH = _m("reach", "fill", st.REACH_FILL, "reach (leader's centre)", st.REACH_E
 PATH = _m("path", "line", st.PATH, "leading model's path")
 SWEPT = _m("path:swept", "outline", st.with_alpha(st.PATH, 90),
            "swept base along the path (off every obstacle except in a gap)")
+GAP = _m("path:gap", "line", st.GAP_MARK, "gap the base squeezes through, with its width (§4.6)")
 ILLEGAL_PATH = _m("path:illegal", "dash", st.ILLEGAL, "path of a move that is not legal")
 END = _m("end", "dashring", st.PATH, "end position (base)")
 ILLEGAL_END = _m("end:illegal", "dashring", st.ILLEGAL, "asked end position, not legal")

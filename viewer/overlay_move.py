@@ -13,7 +13,18 @@ from geom.model import Battlefield, Model
 from . import markings as mk
 from . import style as st
 from .overlay_base import Highlight, base_ring, ghost
-from .scene import L_OVER, L_UNDER, Area, OverlayLayer, Point, Prim, Stroke, outline
+from .scene import (
+    L_OVER,
+    L_OVER_TEXT,
+    L_UNDER,
+    Area,
+    OverlayLayer,
+    Point,
+    Prim,
+    Stroke,
+    Text,
+    outline,
+)
 
 # --------------------------------------------------------------------------- coherency
 
@@ -146,6 +157,23 @@ def path_prims(points: object, tag: str, ok: bool = True, radius: float = 0.0) -
                    mark=mk.ILLEGAL_PATH)]
 
 
+def gap_prims(bf: Battlefield, model: Model, points: object, tag: str) -> list[Prim]:
+    """Each gap the path squeezes through (§4.6: the base overlaps both sides there): the
+    narrowest line across it and its width, so a judge sees why the base may pass."""
+    from geom import movement
+
+    pts = [(float(p[0]), float(p[1])) for p in points]  # type: ignore[attr-defined]
+    prims: list[Prim] = []
+    for g in movement.gaps_on_path(bf, bf.unit(model.unit), pts):
+        prims.append(Stroke((g.a, g.b), st.GAP_MARK, 3.0, L_OVER, tag=f"{tag}:gap",
+                            mark=mk.GAP))
+        mid = ((g.a[0] + g.b[0]) / 2, (g.a[1] + g.b[1]) / 2)
+        prims.append(Text(mid, f'gap {g.width:.2f}"', 15, st.GAP_MARK, L_OVER_TEXT,
+                          offset=(0, -18), bold=True, movable=True, tag=f"{tag}:gap",
+                          mark=mk.GAP))
+    return prims
+
+
 @dataclass(frozen=True)
 class Move:
     """The shortest legal path of a leading model to a point, and the engine's verdict."""
@@ -163,6 +191,7 @@ class Move:
         prims: list[Prim] = []
         if chk.path is not None:
             prims += path_prims(chk.path.points, "move:path", ok, self.model.base.a)
+            prims += gap_prims(bf, self.model, chk.path.points, "move:path")
         prims += ghost(self.model, self.to, "move:end", mk.END if ok else mk.ILLEGAL_END)
         prims += Highlight((self.model,)).build(bf).prims
         allow = f' (allowance {self.allowance:g}")' if self.allowance is not None else ""
@@ -232,6 +261,7 @@ class Charge:
                             + ("the charge SUCCEEDS" if ok else "the charge FAILS"))
         if ans.path:
             prims += path_prims(ans.path, "charge:path", radius=lead.base.a)
+            prims += gap_prims(bf, lead, ans.path, "charge:path")
         if ans.end is not None:
             prims += ghost(lead, ans.end, "charge:end")
         if ans.possible:

@@ -51,6 +51,7 @@ SIGHT_BLOCKED: RGBA = (230, 0, 200, 255)
 BLOCKING_FILL: RGBA = (230, 0, 200, 150)
 PASSED_BY: RGBA = (130, 40, 190, 255)
 TAPE: RGBA = (20, 20, 20, 255)
+GAP_MARK: RGBA = (214, 96, 0, 255)  # a gap passed: orange, apart from the path's blue
 TAPE_ALT: RGBA = (255, 220, 0, 255)
 PICK: RGBA = (255, 140, 0, 255)
 ENGAGEMENT: RGBA = (250, 120, 0, 255)
