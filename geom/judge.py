@@ -32,6 +32,7 @@ from shapely.geometry.base import BaseGeometry
 from . import bases
 from . import distance as dist
 from .after_charge import LinkChecker, spots
+from .close_ranks import CLOSE_RANKS_MOVE
 from .coherency import coherency, far_distances, range_failure, wide_base
 from .crossings import nearest_members
 from .destroyed import destroyed_by, removed_by_large
@@ -44,7 +45,7 @@ from .navigator import navigator_for
 from .obstacles import is_level
 from .placement import deploy_path, entry_edges, with_entry_access
 
-KINDS = ("move", "run", "deploy", "disengage", "place", "charge")
+KINDS = ("move", "run", "deploy", "disengage", "close-ranks", "place", "charge")
 RULE_MOVE = "8.5.3 resolving a move"
 RULE_COHERENCY = "4.4 unit coherency"
 RULE_ENGAGEMENT = "7.2 engagement range"
@@ -54,6 +55,7 @@ RULE_GAP = "4.6 gap clearance"
 RULE_CASUALTY = "4.4 casualties"
 RULE_GRASS = "8.5.3 GRASS and LARGE removals"
 RULE_CHARGE = "8.7.7 charge"
+RULE_CLOSE = "8.8.1 close ranks"
 
 
 def _fail(model: str | None, rule: str, reason: str, excess: float | None = None
@@ -229,6 +231,101 @@ def charge_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, path:
     return out, list(target_ids)
 
 
+def close_ranks_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str
+                         ) -> tuple[list[dict[str, Any]], list[str]]:
+    """§8.8.1 step 1 for one leader, besides the path: the leader not held, ending closer to
+    the engaged enemy with no new engagement and none lost (`close_ranks.close_ranks_end`);
+    the held models where they stood; and each other model at the best placement priority
+    open to it with the others where they stand, judged model by model: base contact with an
+    engaged enemy model, else base contact with a model of the unit within engagement range.
+    Returns the failures and the engaged enemy unit ids (whose 1" the unit may stand in)."""
+    from .after_charge import _base_reach
+    from .centre_zones import mover_base
+    from .charge_ends import contact_shapes
+    from .close_ranks import engaged_enemy_units, in_contact_with_enemy, nearest_gap
+    from .engagement import engaged_pairs
+
+    out: list[dict[str, Any]] = []
+    engaged = engaged_enemy_units(before, ub)
+    if not engaged:
+        return [_fail(None, RULE_CLOSE, f"{ub.id} is not engaged: only engaged units close "
+                      "ranks")], []
+    ids = [v.id for v in engaged]
+    held = {m.id for m in ub.models if in_contact_with_enemy(before, m)}
+    if len(held) == len(ub.models):
+        return [_fail(None, RULE_CLOSE, f"every model of {ub.id} is in base contact with an "
+                      "enemy model: the unit cannot close ranks (FAQ)")], ids
+    for mid in sorted(held, key=natural_key):
+        if mid in {m.id for m in ua.models}:
+            moved = math.dist(ub.model(mid).at, ua.model(mid).at)
+            if moved > TOLERANCE:
+                f = _fail(mid, RULE_CLOSE, f"it was in base contact with an enemy model and is "
+                          f"physically held, but it moved {moved:.3f}\"", moved)
+                f["witness"] = {"segment": [list(ub.model(mid).at), list(ua.model(mid).at)]}
+                out.append(f)
+    if lead_id in held:
+        out.append(_fail(lead_id, RULE_CLOSE, "it is in base contact with an enemy model: it "
+                         "may not lead (it may not move)"))
+        return out, ids
+    bf = _with_unit(before, ua)
+    lb, la = ub.model(lead_id), ua.model(lead_id)
+    b, a = nearest_gap(lb, engaged), nearest_gap(la, engaged)
+    if not a < b - TOLERANCE:
+        f = _fail(lead_id, RULE_CLOSE, f"the leading model ends {a:.3f}\" from the enemy it is "
+                  f"engaged with: not closer than the {b:.3f}\" it started at", a - b)
+        out.append(f)
+    for v in engaged:  # new engagements are end_failures' (engagement range of the others)
+        if engaged_pairs(before, [lb], v.models, first_only=True) and \
+                not engaged_pairs(bf, [la], v.models, first_only=True):
+            out.append(_fail(lead_id, RULE_CLOSE, f"it would no longer be engaged with {v.id}: "
+                             "close ranks may not be used to disengage"))
+    tmodels = [o for v in engaged for o in v.models if not o.flying]
+    avoid = [o for o in before.models() if o.owner != ub.owner and not o.flying
+             and o.unit not in ids]
+    lead = ua.model(lead_id)
+    link = LinkChecker(bf, ua, engaged_enemies=tmodels)
+    for m in ua.by_id:
+        if m.id == lead_id or m.id in held:
+            continue
+        gap = min(dist.distance(m, o) for o in tmodels)
+        if gap <= 1e-4:
+            continue  # base contact: the best priority
+        fighting = [p for p in ua.models if p.id != m.id
+                    and any(dist.distance(p, o) <= 1.0 + TOLERANCE for o in tmodels)]
+        supporting = any(dist.distance(m, p) <= 1e-4 for p in fighting)
+        others = [p for p in ua.models if p.id != m.id]
+        es = spots(bf, ua, m, lead, None, avoid, others, ua.coherency_distance)
+        tiers = [("base contact with an enemy model it is engaged with",
+                  es.with_group(contact_shapes(m, engaged, 0.0)), gap)]
+        if not supporting and fighting:
+            K = mover_base(m)
+            sgap = min(dist.distance(m, p) for p in fighting)
+            tiers.append(("base contact with a model of its unit within engagement range "
+                          "(the supporting rank)",
+                          es.with_group([_base_reach(K, p.ellipse, p.at, 0.0)
+                                         for p in fighting]), sgap))
+        for name, tier, excess in tiers:
+            spot = _free_spot(ua, m, lead, tier, link, others)
+            if spot is not None:
+                f = _fail(m.id, RULE_CLOSE, f"it could have been placed in {name}, e.g. at "
+                          f"({spot[0]:.3f}, {spot[1]:.3f}), but it ends {excess:.3f}\" from it "
+                          "(§8.8.1 step 1: as many models as possible in base contact)", excess)
+                f["witness"] = {"point": [spot[0], spot[1]], "at": list(m.at)}
+                out.append(f)
+                break
+    return out, ids
+
+
+def _free_spot(unit: Unit, m: Model, lead: Model, es: Any, link: LinkChecker,
+               placed: Sequence[Model]) -> tuple[float, float] | None:
+    """A member of `es` in coherency range of `lead` with a link, nearest `m`'s declared end."""
+    for q in itertools.islice(nearest_members(es, m.at, 0.125), 200):
+        moved = m.moved_to((float(q[0]), float(q[1])))
+        if range_failure(unit, moved, lead) is None and link.ok(moved, placed):
+            return (float(q[0]), float(q[1]))
+    return None
+
+
 def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: str,
                  allowance: float, gone: set[str], *, roll: int | None = None,
                  targets: Sequence[str] | None = None) -> dict[str, Any]:
@@ -256,6 +353,9 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
         else:
             path = navigator_for(nav_bf, ub).shortest_path(lb.at, la.at)
     engage_ok: list[str] = []
+    if kind == "close-ranks":
+        cf, engage_ok = close_ranks_failures(before, ub, ua, lead_id)
+        failures += cf
     if kind == "charge":
         if path is None and not failures:
             failures.append(_fail(lead_id, RULE_GAP, "no legal path for the leading model from "
@@ -267,7 +367,8 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
             failures.append(_fail(lead_id, RULE_GAP, "no legal path for the leading model from "
                                   "where it stood to its declared end"))
         elif path.length > allowance + TOLERANCE:
-            failures.append(_fail(lead_id, RULE_DEPLOY if kind == "deploy" else RULE_MOVE,
+            failures.append(_fail(lead_id, {"deploy": RULE_DEPLOY, "close-ranks": RULE_CLOSE}
+                                  .get(kind, RULE_MOVE),
                                   f"its shortest legal path is {path.length:.3f}\": "
                                   f"{path.length - allowance:.3f}\" beyond the allowance "
                                   f"{allowance:g}\"", path.length - allowance))
@@ -343,7 +444,7 @@ def kinds_for(before: Battlefield, ub: Unit) -> list[str]:
     if ub.reserve:
         return ["deploy"]  # a unit in reserve reaches the table only by a deploy
     if engaged_enemy_units(before, ub):
-        return ["disengage"]
+        return ["disengage", "close-ranks"]
     kinds = ["move", "run", "charge"]
     if before.deployment is not None and before.deployment.entry_edges.get(ub.owner):
         kinds.append("deploy")
@@ -376,8 +477,8 @@ def judge_unit(before: Battlefield, after: Battlefield, unit_id: str, *,
     results: dict[str, dict[str, Any]] = {}
     for kind in kinds:
         allow = allowance if allowance is not None else allowance_of(ub)
-        if kind == "disengage" and allowance is None:
-            allow = allowance_of(ub)
+        if kind == "close-ranks" and allowance is None:
+            allow = CLOSE_RANKS_MOVE
         leaders = []
         for m in sorted(ua.models, key=lambda m: natural_key(m.id)):
             leaders.append(judge_leader(before, ub, ua, m.id, kind, allow, gone, roll=roll,
