@@ -58,10 +58,63 @@ RULE_CHARGE = "8.7.7 charge"
 RULE_CLOSE = "8.8.1 close ranks"
 
 
-def _fail(model: str | None, rule: str, reason: str, excess: float | None = None
-          ) -> dict[str, Any]:
-    return {"model": model, "rule": rule, "reason": reason,
-            "excess": None if excess is None else round(float(excess), 6)}
+def _fail(model: str | None, rule: str, reason: str, excess: float | None = None,
+          witness: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"model": model, "rule": rule, "reason": reason,
+           "excess": None if excess is None else round(float(excess), 6)}
+    if witness is not None:
+        out["witness"] = witness
+    return out
+
+
+def _seg(p: Any, q: Any) -> dict[str, Any]:
+    return {"segment": [[round(float(p[0]), 6), round(float(p[1]), 6)],
+                        [round(float(q[0]), 6), round(float(q[1]), 6)]]}
+
+
+def _rim(e: Ellipse, toward: tuple[float, float], sign: float = 1.0) -> tuple[float, float]:
+    """A disc's rim point in the direction of `toward` (sign -1: the opposite one)."""
+    dx, dy = toward[0] - e.centre[0], toward[1] - e.centre[1]
+    n = math.hypot(dx, dy) or 1.0
+    return (e.centre[0] + sign * e.a * dx / n, e.centre[1] + sign * e.a * dy / n)
+
+
+def gap_witness(a: Ellipse, b: Ellipse) -> dict[str, Any]:
+    """The segment between the nearest points of two bases (its length: their distance; for
+    two overlapping discs the segment across the overlap, its length the depth)."""
+    if a.is_disc and b.is_disc:
+        return _seg(_rim(a, b.centre), _rim(b, a.centre))
+    from shapely.ops import nearest_points
+
+    p, q = nearest_points(a.polygon(256), b.polygon(256))
+    return _seg((p.x, p.y), (q.x, q.y))
+
+
+def far_witness(m: Ellipse, lead: Ellipse) -> dict[str, Any]:
+    """Coherency range: from the leader's base to the point of `m`'s base farthest from it (the
+    segment's length is the distance that is measured against the coherency distance)."""
+    if m.is_disc and lead.is_disc:
+        return _seg(_rim(lead, m.centre), _rim(m, lead.centre, -1.0))
+    pts = shapely.get_coordinates(m.polygon(256).exterior)
+    lp = lead.polygon(256)
+    d = shapely.distance(lp, shapely.points(pts))
+    i = int(np.argmax(d))
+    from shapely.ops import nearest_points
+
+    q = nearest_points(lp, SPoint(pts[i]))[0]
+    return _seg((q.x, q.y), pts[i])
+
+
+def depth_witness(e: Ellipse, g: BaseGeometry) -> dict[str, Any]:
+    """An overlap with `g`: from the nearest point of g's boundary to the base's deepest point
+    inside g (for a disc the segment's length is the depth)."""
+    from shapely.ops import nearest_points
+
+    c = SPoint(e.centre)
+    b = nearest_points(g.boundary, c)[0]
+    inside = g.contains(c)
+    deep = _rim(e, (b.x, b.y), -1.0 if inside else 1.0) if e.is_disc else e.centre
+    return _seg((b.x, b.y), deep)
 
 
 def depth_in(e: Ellipse, g: BaseGeometry) -> float:
@@ -101,8 +154,11 @@ def end_failures(bf: Battlefield, unit: Unit, m: Model, *, moving: bool = True,
     x, y = m.at
     over = max(ex - x, ey - y, x + ex - t.width, y + ey - t.depth)
     if over > TOLERANCE:
+        edge = {ex - x: ((0.0, y), (x - ex, y)), ey - y: ((x, 0.0), (x, y - ey)),
+                x + ex - t.width: ((t.width, y), (x + ex, y)),
+                y + ey - t.depth: ((x, t.depth), (x, y + ey))}[over]
         out.append(_fail(m.id, RULE_MOVE, f"its base is not wholly on the table ({over:.3f}\" "
-                         "over the edge)", over))
+                         "over the edge)", over, _seg(*edge)))
     top = top_at(bf, m.at)
     allowed = may_overlap(bf, top) if top is not None and (
         unit.flying or any_top or is_level(top)) else set()
@@ -112,7 +168,8 @@ def end_failures(bf: Battlefield, unit: Unit, m: Model, *, moving: bool = True,
         if moving and unit.large and removed_by_large(p):
             continue
         d = depth_in(e, p.footprint)
-        out.append(_fail(m.id, RULE_MOVE, f"its base overlaps {p.title} by {d:.3f}\"", d))
+        out.append(_fail(m.id, RULE_MOVE, f"its base overlaps {p.title} by {d:.3f}\"", d,
+                         depth_witness(e, p.footprint)))
     for o in bf.models():
         if o.ref == m.ref or math.dist(o.at, m.at) > e.a + o.base.a + 1.0 + TOLERANCE:
             continue
@@ -120,17 +177,19 @@ def end_failures(bf: Battlefield, unit: Unit, m: Model, *, moving: bool = True,
             d = depth_in(e, o.ellipse.polygon(256)) if not (e.is_disc and o.base.is_disc) \
                 else e.a + o.base.a - math.dist(m.at, o.at)
             out.append(_fail(m.id, RULE_MOVE, f"its base overlaps model {o.ref} by {d:.3f}\"",
-                             d))
+                             d, gap_witness(e, o.ellipse)))
             continue
         inside = _engagement_excess(m, o)
         if inside is not None and o.unit not in engage_ok:
             out.append(_fail(m.id, RULE_ENGAGEMENT, f"it ends {1.0 - inside:.3f}\" from enemy "
-                             f"model {o.ref}, within 1\" ({inside:.3f}\" inside)", inside))
+                             f"model {o.ref}, within 1\" ({inside:.3f}\" inside)", inside,
+                             gap_witness(e, o.ellipse)))
     if zone is not None and not zone.is_empty:
         d = depth_in(e, zone)
         if d > TOLERANCE:
             out.append(_fail(m.id, "8.3.3 zone of influence", f"its base reaches {d:.3f}\" "
-                             "into the opponent's zone of influence", d))
+                             "into the opponent's zone of influence", d,
+                             depth_witness(e, zone)))
     return out
 
 
@@ -147,7 +206,9 @@ def coherency_failures(bf: Battlefield, unit: Unit, lead: Model) -> list[dict[st
         if why is not None:
             reach = dist.distance(m, lead) if wide_base(unit, m) else float(far[i, 0])
             out.append(_fail(m.id, RULE_COHERENCY, f"ends {reach:.3f}\" from the leading model "
-                             f"{lead.id}: {reach - d:.3f}\" beyond {d:g}\"", reach - d))
+                             f"{lead.id}: {reach - d:.3f}\" beyond {d:g}\"", reach - d,
+                             gap_witness(m.ellipse, lead.ellipse) if wide_base(unit, m)
+                             else far_witness(m.ellipse, lead.ellipse)))
     v = coherency(bf, unit, leading=lead.id)
     for f in v.details["failures"]:
         chain = [part for part in f["reason"].split("; ") if part.startswith("no chain")]
@@ -211,17 +272,18 @@ def charge_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, path:
         top = used if roll is not None else 6
         out.append(_fail(lead_id, RULE_CHARGE, f"its shortest legal path is {path.length:.3f}\": "
                          f"{need - top:.3f}\" beyond the charge distance {speed + top:g}\" "
-                         f"of {what}", need - top))
+                         f"of {what}", need - top, {"path": [list(q) for q in path.points]}))
         return out, list(target_ids)
     tmodels = [o for t in targets for o in t.models if not o.flying]
     if not any(in_base_contact(la, o) for o in tmodels):
         ans = charge(before, ub.id, list(target_ids), leading=lead_id, place=False, roll=used)
         reach = ans.details.get("contact_distance")
         if reach is not None and reach <= speed + used + TOLERANCE:
-            gap = min(dist.distance(la, o) for o in tmodels)
+            gap, near = min((dist.distance(la, o), i) for i, o in enumerate(tmodels))
             out.append(_fail(lead_id, RULE_CHARGE, f"the charge distance {speed + used:g}\" "
                              f"reaches base contact ({reach:.3f}\"), but it ends {gap:.3f}\" from "
-                             "its target (§8.7.7 step 4)", gap))
+                             "its target (§8.7.7 step 4)", gap,
+                             gap_witness(la.ellipse, tmodels[near].ellipse)))
     others = {m.id: m.at for m in ua.models if m.id != lead_id}
     pv = charge_placement(before, replace(ub, leading=lead_id), la.at, others, targets)
     for prob in pv.details["problems"]:
@@ -341,7 +403,8 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
             if far > allowance + TOLERANCE:
                 failures.append(_fail(m.id, RULE_PLACE, f"not wholly within {allowance:g}\" of "
                                       f"where it was (its base reaches {far:.3f}\": "
-                                      f"{far - allowance:.3f}\" beyond)", far - allowance))
+                                      f"{far - allowance:.3f}\" beyond)", far - allowance,
+                                      far_witness(m.ellipse, ub.model(m.id).ellipse)))
     elif kind == "deploy":
         edges = entry_edges(before, ub.owner)
         nav = Navigator(with_entry_access(before, edges), ub)
@@ -353,25 +416,28 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
         else:
             path = navigator_for(nav_bf, ub).shortest_path(lb.at, la.at)
     engage_ok: list[str] = []
-    if kind == "close-ranks":
-        cf, engage_ok = close_ranks_failures(before, ub, ua, lead_id)
-        failures += cf
     if kind == "charge":
         if path is None and not failures:
             failures.append(_fail(lead_id, RULE_GAP, "no legal path for the leading model from "
-                                  "where it stood to its declared end"))
+                                  "where it stood to its declared end",
+                                  witness={"from": list(lb.at), "to": list(la.at)}))
         cf, engage_ok = charge_failures(before, ub, ua, lead_id, path, roll, targets)
         failures += cf
     elif kind != "place" and not failures:
         if path is None:
             failures.append(_fail(lead_id, RULE_GAP, "no legal path for the leading model from "
-                                  "where it stood to its declared end"))
+                                  "where it stood to its declared end",
+                                  witness={"from": list(lb.at), "to": list(la.at)}))
         elif path.length > allowance + TOLERANCE:
             failures.append(_fail(lead_id, {"deploy": RULE_DEPLOY, "close-ranks": RULE_CLOSE}
                                   .get(kind, RULE_MOVE),
                                   f"its shortest legal path is {path.length:.3f}\": "
                                   f"{path.length - allowance:.3f}\" beyond the allowance "
-                                  f"{allowance:g}\"", path.length - allowance))
+                                  f"{allowance:g}\"", path.length - allowance,
+                                  {"path": [list(q) for q in path.points]}))
+    if kind == "close-ranks":
+        cf, engage_ok = close_ranks_failures(before, ub, ua, lead_id)
+        failures += cf
     zone = _zone(before, ub) if kind == "deploy" else None
     for m in ua.by_id:
         failures += end_failures(bf, ua, m, moving=kind != "place", any_top=kind == "place",
@@ -384,7 +450,7 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
             if spot is not None:
                 failures.append(_fail(m.id, RULE_CASUALTY, "removed as a casualty, but it had a "
                                       f"legal place in coherency, e.g. ({spot[0]:.3f}, "
-                                      f"{spot[1]:.3f})"))
+                                      f"{spot[1]:.3f})", witness={"point": list(spot)}))
     if kind != "place":
         caused = destroyed_by(before, ub, lb, path, list(ua.models)) if path is not None else None
         should = set(caused.ids) if caused is not None else set()

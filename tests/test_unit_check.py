@@ -169,6 +169,35 @@ def test_base_overlap_and_off_table_are_read_and_judged():
     assert failure(off, "m2", "8.5.3")["excess"] == pytest.approx(R - 0.5, abs=1e-6)
 
 
+def seg_len(f):
+    (x1, y1), (x2, y2) = f["witness"]["segment"]
+    return math.hypot(x2 - x1, y2 - y1)
+
+
+def test_each_failure_carries_a_witness_that_measures_it():
+    """The witness segment's length is the distance the verdict measures (coherency: leader's
+    base to the far side of the model's; engagement: the gap; overlaps and the edge: the depth)."""
+    coh = failure(judged({"m1": (13.0, 10.0), "m2": (16.25, 10.0)}), "m2", "4.4")
+    assert seg_len(coh) == pytest.approx(3.25, abs=1e-6)
+    assert coh["witness"]["segment"][1] == pytest.approx([16.25 + R, 10.0])
+    wall = failure(judged({"m1": (17.0, 10.0), "m2": (20 - R + 0.3, 10.0)},
+                          before={"m1": (14, 11), "m2": (10, 30)}), "m2", "8.5.3")
+    assert seg_len(wall) == pytest.approx(wall["excess"], abs=1e-6)
+    assert wall["witness"]["segment"][0] == pytest.approx([20.0, 10.0])
+    over = failure(judged({"m1": (13.0, 10.0), "m2": (13.0 + 2 * R - 0.25, 10.0)}), "m2", "8.5.3")
+    assert seg_len(over) == pytest.approx(0.25, abs=1e-6)
+    off = failure(judged({"m1": (12.0, 2.0), "m2": (12.0, 0.5)},
+                         before={"m1": (10, 3), "m2": (10, 30)}), "m2", "8.5.3")
+    assert sum(off["witness"]["segment"], []) == pytest.approx([12.0, 0.0, 12.0, 0.5 - R], abs=1e-6)
+    rr = table([ENEMY]).unit("roach").models[0].base.a
+    y = 25 - rr - R - 0.5
+    eng = failure(judged({"m1": (28, y - 1), "m2": (30, y)}, before={"m1": (26, y - 2),
+                                                                     "m2": (10, 30)}), "m2", "7.2")
+    assert seg_len(eng) == pytest.approx(0.5, abs=1e-6)
+    far = failure(judged({"m1": (14.5, 10.0), "m2": (14.0, 12.0)}), "m1", "8.5.3")
+    assert far["witness"]["path"][0] == [10.0, 10.0] and far["witness"]["path"][-1] == [14.5, 10]
+
+
 def test_engine_proposals_pass_and_0001_past_fails_for_each_model():
     """Every placement the engine proposes is accepted; pushing any model 0.001" beyond the
     coherency distance is rejected naming that model."""
