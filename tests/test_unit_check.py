@@ -373,3 +373,37 @@ def test_ten_zerglings_on_standard_1_engine_move_passes_check(tmp_path, run_tmg)
     assert r["destroys_grass"]  # the shrubs the placed models end on
     chk = run_tmg("check", ex, str(out), "--action", "move", "--json")
     assert chk["legal"] and chk["units"][0]["leading"] == "1"
+
+
+# --------------------------------------------------------------------------- the picture
+
+def test_render_check_before_after_draws_both_tables_and_every_witness(tmp_path, run_tmg,
+                                                                       capsys):
+    """`tmg render --check BEFORE AFTER` (and the older `tmg render BEFORE --check AFTER`): the
+    table as the player left it (solid bases), BEFORE faint, the failing model ringed and each
+    failure's witness drawn (here m3: in the wall, 3.413" from its leader)."""
+    from viewer.overlays import Check
+    from viewer.scene import build_scene
+
+    ex = "examples/move-coherency.toml"
+    text = open(ex).read()
+    for a, b in (("[9, 6]", "[7, 9]"), ("[9, 7.5]", "[7, 10.5]"), ("[11, 6]", "[10.4, 8.7]")):
+        text = text.replace(a, b)
+    after = tmp_path / "after.toml"
+    after.write_text(text)
+    before_bf, after_bf = scenario.load(ex), scenario.load(str(after), tolerant=True)
+    verdict = judge.check(before_bf, after_bf)
+    scene = build_scene(after_bf, [Check(after_bf, verdict, before=before_bf)])
+    marks = {p.mark.key for p in scene.prims if getattr(p, "mark", None) is not None}
+    assert {"check:before", "check:fail", "check:witness"} <= marks
+    segs = [p.points for p in scene.prims if getattr(p, "mark", None) is not None
+            and p.mark.key == "check:witness"]
+    assert sorted(round(math.dist(*s), 3) for s in segs) == [0.43, 3.413]
+    new = run_tmg("render", "--check", ex, str(after), "-o", str(tmp_path / "a.svg"), "--json")
+    old = run_tmg("render", ex, "--check", str(after), "-o", str(tmp_path / "b.svg"), "--json")
+    assert new["info"] == old["info"] and any("NOT LEGAL" in i for i in new["info"])
+    svg = (tmp_path / "a.svg").read_text()
+    assert svg == (tmp_path / "b.svg").read_text()
+    assert "where it stood before" in svg and "witness: what the failure measures" in svg
+    assert main(["render", "--check", ex, "-o", str(tmp_path / "c.svg")]) == 2
+    assert "--check takes BEFORE AFTER" in capsys.readouterr().err
