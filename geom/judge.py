@@ -346,10 +346,11 @@ def close_ranks_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str
              and o.unit not in ids]
     lead = ua.model(lead_id)
     link = LinkChecker(bf, ua, engaged_enemies=tmodels)
+    by_ref = {o.ref: o for o in (*tmodels, *ua.models)}
     for m in ua.by_id:
         if m.id == lead_id or m.id in held:
             continue
-        gap = min(dist.distance(m, o) for o in tmodels)
+        gap, near = min((dist.distance(m, o), o.ref) for o in tmodels)
         if gap <= 1e-4:
             continue  # base contact: the best priority
         fighting = [p for p in ua.models if p.id != m.id
@@ -358,21 +359,23 @@ def close_ranks_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str
         others = [p for p in ua.models if p.id != m.id]
         es = spots(bf, ua, m, lead, None, avoid, others, ua.coherency_distance)
         tiers = [("base contact with an enemy model it is engaged with",
-                  es.with_group(contact_shapes(m, engaged, 0.0)), gap)]
+                  es.with_group(contact_shapes(m, engaged, 0.0)), gap, near)]
         if not supporting and fighting:
             K = mover_base(m)
-            sgap = min(dist.distance(m, p) for p in fighting)
+            sgap, snear = min((dist.distance(m, p), p.ref) for p in fighting)
             tiers.append(("base contact with a model of its unit within engagement range "
                           "(the supporting rank)",
                           es.with_group([_base_reach(K, p.ellipse, p.at, 0.0)
-                                         for p in fighting]), sgap))
-        for name, tier, excess in tiers:
+                                         for p in fighting]), sgap, snear))
+        for name, tier, excess, ref in tiers:
             spot = _free_spot(ua, m, lead, tier, link, others)
             if spot is not None:
                 f = _fail(m.id, RULE_CLOSE, f"it could have been placed in {name}, e.g. at "
                           f"({spot[0]:.3f}, {spot[1]:.3f}), but it ends {excess:.3f}\" from it "
                           "(§8.8.1 step 1: as many models as possible in base contact)", excess)
-                f["witness"] = {"point": [spot[0], spot[1]], "at": list(m.at)}
+                # the gap it was left short by, and the free spot in base contact
+                f["witness"] = {"point": [spot[0], spot[1]],
+                                **gap_witness(m.ellipse, by_ref[ref].ellipse)}
                 out.append(f)
                 break
     return out, ids

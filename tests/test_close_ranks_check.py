@@ -110,6 +110,7 @@ def test_model_left_short_of_base_contact_names_it_and_the_gap():
     assert "base contact" in f[0]["reason"]
     w = f[0]["witness"]["point"]  # a free spot in base contact, in coherency
     assert abs(math.dist(w, Q) - (RQ + R)) < 1e-3
+    assert abs(math.dist(*f[0]["witness"]["segment"]) - 0.001) < 1e-6  # the gap left
 
 
 def test_closer_exact_and_the_held_model_stays():

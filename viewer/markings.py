@@ -125,7 +125,7 @@ DRAGGED = _m("edit:drag", "dashring", st.DRAG, "being moved (release to place)")
 BEFORE = _m("check:before", "dashring", st.NOT_AFFECTED, "where it stood before (BEFORE)")
 CHECK_FAIL = _m("check:fail", "ring", st.ILLEGAL, "declared end that breaks a rule (AFTER)")
 WITNESS = _m("check:witness", "line", st.ILLEGAL, "witness: what the failure measures")
-FREE_SPOT = _m("check:spot", "ring", st.PATH, "a free legal spot it could have had")
+FREE_SPOT = _m("check:spot", "dashring", st.PATH, "a free legal spot it could have had")
 
 ALL: tuple[Marking, ...] = (
     RED_ZONE, BLUE_ZONE, RED_EDGE, BLUE_EDGE, *SIZE.values(), GRASS, TOKEN, FORCE_FIELD,

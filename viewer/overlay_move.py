@@ -273,13 +273,17 @@ class Check:
                 ex = f' ({f["excess"]:.3f}" beyond)' if f["excess"] is not None else ""
                 info.append(f"    {u['unit']}/{f['model'] or '-'}: {f['reason']} "
                             f"[{f['rule']}]{ex}")
-                prims += witness_prims(f, f"{tag}:witness:{k}")
+                who = next((x for x in (ua.models if ua is not None else ())
+                            if x.id == f["model"]), None)
+                prims += witness_prims(f, f"{tag}:witness:{k}", who)
         return OverlayLayer(prims, [], info)
 
 
-def witness_prims(f: dict, tag: str) -> list[Prim]:  # type: ignore[type-arg]
+def witness_prims(f: dict, tag: str,  # type: ignore[type-arg]
+                  m: Model | None = None) -> list[Prim]:
     """One failure's witness (`geom.judge`): a segment (its excess written beside it), a path,
-    a free spot, or the ends a path could not join."""
+    a free spot (the model's base there, dashed, when the model is known), or the ends a path
+    could not join."""
     w = f.get("witness") or {}
     out: list[Prim] = []
     if "segment" in w:
@@ -295,6 +299,7 @@ def witness_prims(f: dict, tag: str) -> list[Prim]:  # type: ignore[type-arg]
         out += path_prims([w["from"], w["to"]], tag, False)
     if "point" in w:
         x, y = w["point"]
-        out += list(outline(SPoint(x, y).buffer(0.12, quad_segs=8), st.PATH, 2.0, L_OVER,
-                            tag=tag, mark=mk.FREE_SPOT))
+        spot = m.moved_to((x, y)).ellipse.polygon(64) if m is not None else \
+            SPoint(x, y).buffer(0.12, quad_segs=8)
+        out += list(outline(spot, st.PATH, 2.0, L_OVER, dash=5, tag=tag, mark=mk.FREE_SPOT))
     return out
