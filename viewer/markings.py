@@ -125,6 +125,10 @@ GONE = _m("terrain:gone", "outline", st.GONE,
           "destroyed by this move (gone)", st.GRASS_FILL)
 PROBLEM = _m("edit:problem", "ring", st.PROBLEM, "placement refused by the checks")
 DRAGGED = _m("edit:drag", "dashring", st.DRAG, "being moved (release to place)")
+BEFORE = _m("check:before", "dashring", st.NOT_AFFECTED, "where it stood before (BEFORE)")
+CHECK_FAIL = _m("check:fail", "ring", st.ILLEGAL, "declared end that breaks a rule (AFTER)")
+WITNESS = _m("check:witness", "line", st.ILLEGAL, "witness: what the failure measures")
+FREE_SPOT = _m("check:spot", "dashring", st.PATH, "a free legal spot it could have had")
 
 ALL: tuple[Marking, ...] = (
     RED_ZONE, BLUE_ZONE, RED_EDGE, BLUE_EDGE, *SIZE.values(), GRASS, TOKEN, FORCE_FIELD,
@@ -132,7 +136,8 @@ ALL: tuple[Marking, ...] = (
     ASKED, TAPE, SIGHT_LINE, NO_SIGHT, BLOCKING, PASSED_BY, ENGAGEMENT_RANGE, ENGAGED_PAIR,
     TEMPLATE, TEMPLATE_HIT, TEMPLATE_MISS, COHERENCY_LINK, COHERENCY_RANGE, COHERENCY_FAIL,
     COHERENCY_GAP, REACH, PATH, SWEPT, GAP, ILLEGAL_PATH, END, ILLEGAL_END, CHARGE_ENDS, REACH_OF,
-    REACHED, FIGHTING, SUPPORTING, CASUALTY, DESTROYED, GONE, PROBLEM, DRAGGED)
+    REACHED, FIGHTING, SUPPORTING, CASUALTY, DESTROYED, GONE, PROBLEM, DRAGGED, BEFORE, CHECK_FAIL,
+    WITNESS, FREE_SPOT)
 
 _RANK = {m.key: i for i, m in enumerate(ALL)}
 #: markings of the table itself (everything before the answers)

@@ -8,6 +8,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from shapely.geometry import Point as SPoint
+
 from geom.model import Battlefield, Model
 
 from . import markings as mk
@@ -275,28 +277,67 @@ class Charge:
 
 @dataclass(frozen=True, eq=False)  # the verdict is a dict: overlays are cached by identity
 class Check:
-    """A judge's check (GEOMETRY-RULES §14, `geom.judge`): the table before (the scene), each
-    changed unit's declared ends (dashed rings: blue legal, red where a rule fails), the leader's
-    path and every failure as a line of the legend."""
+    """A judge's check (GEOMETRY-RULES §14, `geom.judge`), drawn on the table as the player
+    left it (AFTER: its bases solid): where each changed unit's models stood before (faint
+    dashed rings, given `before`), the models that break a rule ringed red, the leader's path,
+    and every failure's witness — the segment it measures (with its excess), the leader's path,
+    or the free spot a model could have had — besides a line of the legend each."""
 
     after: Battlefield
     verdict: dict  # type: ignore[type-arg]  # `geom.judge.check`'s answer
+    before: Battlefield | None = None
 
     def build(self, bf: Battlefield) -> OverlayLayer:
         prims: list[Prim] = []
         info = [f"Check: {'LEGAL' if self.verdict['legal'] else 'NOT LEGAL'} — "
                 f"{self.verdict['reason']}"]
         for u in self.verdict["units"]:
-            ua = self.after.unit(u["unit"])
+            tag = f"check:{u['unit']}"
+            if self.before is not None:
+                was = [m for v in (*self.before.units, *self.before.reserves)
+                       if v.id == u["unit"] for m in v.models]
+                for m in was:
+                    prims += outline(m.ellipse.polygon(64), st.with_alpha(st.NOT_AFFECTED, 200),
+                                     1.6, L_OVER, dash=4, tag=f"{tag}/{m.id}:before",
+                                     mark=mk.BEFORE)
+            ua = next((v for v in self.after.units if v.id == u["unit"]), None)
             bad = {f["model"] for f in u["failures"]}
-            for m in ua.models:
-                ok = m.id not in bad
-                prims += ghost(m, m.at, f"check:{u['unit']}/{m.id}",
-                               mk.END if ok else mk.ILLEGAL_END)
+            for m in ua.models if ua is not None else ():
+                if m.id in bad:
+                    prims += base_ring(m, 0.06, st.ILLEGAL, 2.5, f"{tag}/{m.id}", mk.CHECK_FAIL)
             if u.get("path"):
-                prims += path_prims(u["path"], f"check:{u['unit']}:path", bool(u["legal"]))
-            for f in u["failures"]:
+                prims += path_prims(u["path"], f"{tag}:path", bool(u["legal"]))
+            for k, f in enumerate(u["failures"]):
                 ex = f' ({f["excess"]:.3f}" beyond)' if f["excess"] is not None else ""
                 info.append(f"    {u['unit']}/{f['model'] or '-'}: {f['reason']} "
                             f"[{f['rule']}]{ex}")
+                who = next((x for x in (ua.models if ua is not None else ())
+                            if x.id == f["model"]), None)
+                prims += witness_prims(f, f"{tag}:witness:{k}", who)
         return OverlayLayer(prims, [], info)
+
+
+def witness_prims(f: dict, tag: str,  # type: ignore[type-arg]
+                  m: Model | None = None) -> list[Prim]:
+    """One failure's witness (`geom.judge`): a segment (its excess written beside it), a path,
+    a free spot (the model's base there, dashed, when the model is known), or the ends a path
+    could not join."""
+    w = f.get("witness") or {}
+    out: list[Prim] = []
+    if "segment" in w:
+        (x1, y1), (x2, y2) = w["segment"]
+        out.append(Stroke(((x1, y1), (x2, y2)), st.ILLEGAL, 3.0, L_OVER, tag=tag,
+                          mark=mk.WITNESS))
+        if f.get("excess") is not None:
+            out.append(Text(((x1 + x2) / 2, (y1 + y2) / 2), f'{f["excess"]:.3f}"', 13,
+                            st.ILLEGAL, offset=(0, -14), movable=True, tag=tag))
+    if "path" in w:
+        out += path_prims(w["path"], tag, False)
+    if "from" in w and "to" in w:
+        out += path_prims([w["from"], w["to"]], tag, False)
+    if "point" in w:
+        x, y = w["point"]
+        spot = m.moved_to((x, y)).ellipse.polygon(64) if m is not None else \
+            SPoint(x, y).buffer(0.12, quad_segs=8)
+        out += list(outline(spot, st.PATH, 2.0, L_OVER, dash=5, tag=tag, mark=mk.FREE_SPOT))
+    return out
