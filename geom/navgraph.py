@@ -39,8 +39,12 @@ def point_tangents(C: Circles, p: tuple[float, float]) -> tuple[NDArray[np.int64
     k = np.nonzero(ok)[0]
     phi = np.arctan2(dy[k], dx[k])
     a = np.arccos(np.clip(C.r[k] / D[k], -1, 1))
-    kk = np.concatenate([k, k])
-    th = np.concatenate([phi + a, phi - a])
+    # a point on a circle's rim (a base in contact with another, a start or end on the edge of
+    # a base zone) touches it there: its tangent point is itself, and a path runs on along
+    # the arc
+    on = np.nonzero(~ok & (np.abs(D - C.r) <= 1e-9) & (C.r > 0))[0]
+    kk = np.concatenate([k, k, on])
+    th = np.concatenate([phi + a, phi - a, np.arctan2(dy[on], dx[on])])
     pts = np.column_stack((C.x[kk] + C.r[kk] * np.cos(th), C.y[kk] + C.r[kk] * np.sin(th)))
     return kk, th, pts
 

@@ -466,8 +466,13 @@ def region_brute_force(nav: mv.Navigator, s: tuple[float, float], region: Polygo
     b = region.boundary
     pts += [b.interpolate(t, normalized=True).coords[0] for t in np.linspace(0, 1, 200)]
     best = math.inf
+    fs = nav.fs
     for q in pts:
-        if nav.fs.points_clear(np.array([q]))[0]:
+        # only region points off every base zone: `path_to_region` does not end a path inside
+        # a gap (docs/movement.md, known limits: legal, possibly longer there)
+        off = (not fs.two_clearances or bool(np.all(
+            shapely.distance(SPoint(q), fs.cores) >= fs.rho_r - 1e-9)))
+        if off and fs.points_clear(np.array([q]))[0]:
             p = nav.shortest_path(s, q)
             if p is not None:
                 best = min(best, p.length)

@@ -125,10 +125,10 @@ GONE = _m("terrain:gone", "outline", st.GONE,
           "destroyed by this move (gone)", st.GRASS_FILL)
 PROBLEM = _m("edit:problem", "ring", st.PROBLEM, "placement refused by the checks")
 DRAGGED = _m("edit:drag", "dashring", st.DRAG, "being moved (release to place)")
-BEFORE = _m("check:before", "dashring", st.NOT_AFFECTED, "where it stood before (BEFORE)")
-CHECK_FAIL = _m("check:fail", "ring", st.ILLEGAL, "declared end that breaks a rule (AFTER)")
+BEFORE = _m("check:before", "dashring", st.BEFORE, "where it stood before (BEFORE)")
+CHECK_FAIL = _m("check:fail", "ring", st.CHECK_FAIL, "declared end that breaks a rule (AFTER)")
 WITNESS = _m("check:witness", "line", st.ILLEGAL, "witness: what the failure measures")
-FREE_SPOT = _m("check:spot", "dashring", st.PATH, "a free legal spot it could have had")
+FREE_SPOT = _m("check:spot", "dashring", st.FREE_SPOT_C, "a free legal spot it could have had")
 
 ALL: tuple[Marking, ...] = (
     RED_ZONE, BLUE_ZONE, RED_EDGE, BLUE_EDGE, *SIZE.values(), GRASS, TOKEN, FORCE_FIELD,
