@@ -106,6 +106,16 @@ class GapModel:
             fs.cores, fs.rho_r * grow, quad_segs=ZONE_SEGS))
         return GapModel(fs, part, extra, material, np.asarray(bounds, dtype=object))
 
+    def in_base_zones(self, geoms: NDArray[np.object_]) -> tuple[NDArray[np.int64],
+                                                                 NDArray[np.int64]]:
+        """Pairs (geometry i, obstacle j) where geometry i enters obstacle j's base zone."""
+        fs = self.fs
+        i, j = fs.tree.query(geoms, predicate="dwithin", distance=fs.rho_r_max)
+        if len(i):
+            inside = shapely.distance(geoms[i], fs.cores[j]) < fs.rho_r[j] - CLEAR_TOL
+            i, j = i[inside], j[inside]
+        return i, j
+
     # ---- points ------------------------------------------------------------------------------
     def points_ok(self, p: Arr, ok: NDArray[np.bool_]) -> NDArray[np.bool_]:
         """For points already clear of every c-zone (`ok`): are they off every base zone, or
@@ -116,12 +126,7 @@ class GapModel:
         if not len(idx):
             return out
         pts = shapely.points(p[idx])
-        i, j = fs.tree.query(pts, predicate="dwithin", distance=fs.rho_r_max)
-        if not len(i):
-            return out
-        d = shapely.distance(pts[i], fs.cores[j])
-        inside = d < fs.rho_r[j] - CLEAR_TOL
-        i, j = i[inside], j[inside]
+        i, j = self.in_base_zones(pts)
         if not len(i):
             return out
         parts = self.part[j]
@@ -146,18 +151,12 @@ class GapModel:
         """For segments already clear of every c-zone: is every point of each off every base
         zone or in a gap? Tested at the midpoints between its crossings of base-zone
         boundaries (where alone the verdict can change) and at its ends."""
-        fs = self.fs
         out = np.ones(len(p), dtype=bool)
         idx = np.nonzero(ok & (np.hypot(*(p - q).T) > 1e-12))[0]
         if not len(idx):
             return out
         lines = shapely.linestrings(np.stack([p[idx], q[idx]], axis=1))
-        i, j = fs.tree.query(lines, predicate="dwithin", distance=fs.rho_r_max)
-        if not len(i):
-            return out
-        d = shapely.distance(lines[i], fs.cores[j])
-        inside = d < fs.rho_r[j] - CLEAR_TOL
-        i, j = i[inside], j[inside]
+        i, j = self.in_base_zones(lines)
         if not len(i):
             return out
         xs = shapely.intersection(lines[i], self.zone_bounds[j])
