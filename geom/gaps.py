@@ -258,11 +258,7 @@ def line_blockers(fs: FreeSpace, a: tuple[float, float], b: tuple[float, float],
     """
     gm: GapModel = fs.gaps
     line = LineString([a, b]) if a != b else Point(a)
-    j = fs.tree.query(line, predicate="dwithin", distance=fs.rho_max)
-    if not len(j):
-        return []
-    d = shapely.distance(line, fs.cores[j])
-    j = j[d < fs.rho[j] - TOLERANCE]
+    j = _c_zones_met(fs, line)
     out: set[str] = set()
     for k in j.tolist():
         o = fs.obstacles[k]
@@ -300,12 +296,15 @@ def line_blockers(fs: FreeSpace, a: tuple[float, float], b: tuple[float, float],
 def point_in_narrow_gap(fs: FreeSpace, p: tuple[float, float]) -> bool:
     """Is p within the clearance of two separate parts of material at once?"""
     gm: GapModel = fs.gaps
-    pt = Point(p)
-    j = fs.tree.query(pt, predicate="dwithin", distance=fs.rho_max)
-    if not len(j):
-        return False
-    j = j[shapely.distance(pt, fs.cores[j]) < fs.rho[j] - TOLERANCE]
-    return len(set(gm.part[j].tolist())) >= 2
+    return len(set(gm.part[_c_zones_met(fs, Point(p))].tolist())) >= 2
+
+
+def _c_zones_met(fs: FreeSpace, g: BaseGeometry) -> NDArray[np.int64]:
+    """The obstacles whose clearance zone (within ρ of the core) the geometry enters."""
+    j = fs.tree.query(g, predicate="dwithin", distance=fs.rho_max)
+    if len(j):
+        j = j[shapely.distance(g, fs.cores[j]) < fs.rho[j] - TOLERANCE]
+    return j.astype(np.int64)
 
 
 # ---- where a path passes a gap (for pictures: a judge sees the gap and its width) ------------
@@ -335,10 +334,7 @@ def gaps_passed(fs: FreeSpace, points: Sequence[tuple[float, float]], step: floa
                          for k in range(len(seg))])
     sp = shapely.points(samples)
     r = fs.radius
-    i, j = fs.tree.query(sp, predicate="dwithin", distance=fs.rho_r_max)
-    d = shapely.distance(sp[i], fs.cores[j])
-    under = d < fs.rho_r[j] - CLEAR_TOL  # the base overlaps this obstacle's material
-    i, j = i[under], j[under]
+    i, j = gm.in_base_zones(sp)  # the base overlaps obstacle j's material at sample i
     out: list[GapPassed] = []
     seen: set[tuple[int, int]] = set()
     for s in np.unique(i).tolist():
