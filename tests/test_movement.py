@@ -13,7 +13,7 @@ import random
 import numpy as np
 import pytest
 import shapely
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import LineString, Polygon, box
@@ -378,6 +378,9 @@ def far_points(nav: mv.Navigator, rng: random.Random) -> tuple[tuple[float, floa
 
 @settings(max_examples=12, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from([2, 3]), st.booleans())
+# an enemy base overlapping a top's bent edge: one part, met once between two pinch points —
+# the base may not pass there (the verdict turns where its rim passes the part's corners)
+@example(seed=259, size=2, top=True)
 def test_path_against_grid_reference(seed: int, size: int, top: bool) -> None:
     bf = scene(seed, size=size, top=top, pieces=4 if top else 6)
     u = bf.unit("me")
