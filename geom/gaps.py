@@ -47,6 +47,7 @@ from shapely.geometry.base import BaseGeometry
 
 from .freespace import CLEAR_TOL, TWO_PI, Arr, Circles, circle_events, corner_circles
 from .model import TOLERANCE
+from .pieces import Pieces
 
 if TYPE_CHECKING:
     from .freespace import FreeSpace
@@ -76,6 +77,8 @@ class GapModel:
     # obstacles' outlines cross, and the ends of edge lines) or becomes tangent to any one
     # edge of a core (`loci`: per obstacle, its core's vertices and edges, at distance ρ_r).
     convex: NDArray[np.bool_]      # part -> one convex obstacle (a base meets it once)
+    convex_obstacle: NDArray[np.bool_]  # obstacle -> its core is convex
+    pieces: Pieces                 # the material in convex pieces (geom.pieces)
     corners: Arr                   # (n, 2) corners of non-convex parts' outlines
     loci_v: Arr                    # (m, 2) core vertices of obstacles in non-convex parts
     loci_v_of: NDArray[np.int64]   # their obstacle
@@ -120,16 +123,16 @@ class GapModel:
         bounds = shapely.boundary(shapely.buffer(
             fs.cores, fs.rho_r * grow, quad_segs=ZONE_SEGS))
         members = np.bincount(part, minlength=len(ids))
+        convex_obstacle = np.array([_is_convex(o.core) for o in fs.obstacles], dtype=bool)
         convex = members == 1
-        for k, o in enumerate(fs.obstacles):
-            if convex[part[k]] and not _is_convex(o.core):
-                convex[part[k]] = False
+        convex[part[~convex_obstacle]] = False
         corners = _outline_corners(fs, part, extra, convex, i[touch] if len(i) else i,
                                    j[touch] if len(j) else j)
         odd = [k for k in range(n) if not convex[part[k]]]
         lv, lvo, le, leo = _core_loci(fs, odd)
+        pieces = Pieces.build(fs.cores, extra, part, MERGE_TOL, DISC_SEGS)
         return GapModel(fs, part, extra, material, np.asarray(bounds, dtype=object), convex,
-                        corners, lv, lvo, le, leo)
+                        convex_obstacle, pieces, corners, lv, lvo, le, leo)
 
     def in_base_zones(self, geoms: NDArray[np.object_]) -> tuple[NDArray[np.int64],
                                                                  NDArray[np.int64]]:
@@ -163,14 +166,34 @@ class GapModel:
         np.maximum.at(hi, i, parts)
         lo[:] = hi.max(initial=0) + 1
         np.minimum.at(lo, i, parts)
-        lone = np.nonzero((hi >= 0) & (lo == hi))[0]
+        lone = (hi >= 0) & (lo == hi)
+        # a disc meeting one convex obstacle only (a convex part, or one member of a part
+        # whose other members it does not reach) meets it in one piece: no shapely needed
+        n_obs = np.bincount(i, minlength=len(idx))
+        one = np.zeros(len(idx), dtype=np.int64)
+        one[i] = j
+        simple = lone & ((self.convex[np.maximum(hi, 0)])
+                         | ((n_obs == 1) & self.convex_obstacle[one]))
+        out[idx[simple]] = False
         r = fs.radius
-        for k in lone.tolist():
-            if self.convex[int(hi[k])]:  # a convex obstacle meets a disc in one piece
-                out[idx[k]] = False
+        rest = np.nonzero(lone & ~simple)[0]
+        if len(rest):
+            order = np.argsort(i, kind="stable")
+            si, sj = i[order], j[order]
+            starts = np.searchsorted(si, rest, side="left")
+            ends = np.searchsorted(si, rest, side="right")
+        for n_, k in enumerate(rest.tolist()):
+            obs = sj[starts[n_]:ends[n_]]
+            if self.pieces.decides[obs].all():
+                if self.pieces.count_met(pts[k], r, np.unique(obs)) < 2:
+                    out[idx[k]] = False
                 continue
             disc = shapely.buffer(pts[k], r, quad_segs=DISC_SEGS)
-            under = shapely.intersection(disc, self.material[int(hi[k])])
+            mat = self.material[int(hi[k])]
+            x0, y0, x1, y1 = disc.bounds
+            # the part's material cut to the disc's box first: the overlay then handles only
+            # what lies under the base (a unit of bases in contact is thousands of vertices)
+            under = shapely.intersection(disc, shapely.clip_by_rect(mat, x0, y0, x1, y1))
             if shapely.get_num_geometries(under) < 2 or under.geom_type in (
                     "Polygon", "LineString", "Point"):
                 out[idx[k]] = False
