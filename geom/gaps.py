@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -64,26 +65,16 @@ def _concat(*cs: Circles) -> Circles:
 
 @dataclass
 class GapModel:
-    """Parts of the material and the base-zone tests of one free space (r > c)."""
+    """Parts of the material and the base-zone tests of one free space (r > c). What only
+    some questions need (the material's outlines, the polygonised zones, the convex pieces)
+    is built when first asked: a coherency link's free space needs the parts alone."""
 
     fs: FreeSpace
     part: NDArray[np.int64]        # obstacle -> merged part
     extra: Arr                     # obstacle -> material radius about its core (ρ − c)
-    material: list[BaseGeometry]   # part -> its material (polygonised discs for bases)
-    zone_bounds: NDArray[np.object_]  # obstacle -> boundary of its polygonised base zone
-    # A part that is not one convex obstacle may meet a base in two places; where a base in
-    # it alone turns legal is then not only where it crosses a base zone's boundary but also
-    # where its rim passes a corner of the part's outline (`corners`: the points where two
-    # obstacles' outlines cross, and the ends of edge lines) or becomes tangent to any one
-    # edge of a core (`loci`: per obstacle, its core's vertices and edges, at distance ρ_r).
     convex: NDArray[np.bool_]      # part -> one convex obstacle (a base meets it once)
     convex_obstacle: NDArray[np.bool_]  # obstacle -> its core is convex
-    pieces: Pieces                 # the material in convex pieces (geom.pieces)
-    corners: Arr                   # (n, 2) corners of non-convex parts' outlines
-    loci_v: Arr                    # (m, 2) core vertices of obstacles in non-convex parts
-    loci_v_of: NDArray[np.int64]   # their obstacle
-    loci_e: Arr                    # (k, 4) core edges of obstacles in non-convex parts
-    loci_e_of: NDArray[np.int64]   # their obstacle
+    touching: tuple[NDArray[np.int64], NDArray[np.int64]]  # obstacle pairs merged (i < j)
 
     @staticmethod
     def build(fs: FreeSpace) -> GapModel:
@@ -100,39 +91,68 @@ class GapModel:
         i, j = fs.tree.query(fs.cores, predicate="dwithin", distance=2 * float(extra.max(
             initial=0.0)) + MERGE_TOL)
         keep = i < j
-        i, j = i[keep], j[keep]
+        i, j = i[keep].astype(np.int64), j[keep].astype(np.int64)
         if len(i):
             d = shapely.distance(fs.cores[i], fs.cores[j])
             touch = d <= extra[i] + extra[j] + MERGE_TOL
-            for a, b in zip(i[touch].tolist(), j[touch].tolist(), strict=True):
+            i, j = i[touch], j[touch]
+            for a, b in zip(i.tolist(), j.tolist(), strict=True):
                 parent[find(a)] = find(b)
         roots = [find(a) for a in range(n)]
         ids = {r: k for k, r in enumerate(dict.fromkeys(roots))}
-        part = np.array([ids[r] for r in roots], dtype=np.int64)
-        mats: list[list[BaseGeometry]] = [[] for _ in ids]
+        part = np.array([ids[r] for r in roots], dtype=np.int64).reshape(n)
+        members = np.bincount(part, minlength=len(ids))
+        convex_obstacle = np.array([_is_convex(o.core) for o in fs.obstacles],
+                                   dtype=bool).reshape(n)
+        convex = members == 1
+        convex[part[~convex_obstacle]] = False
+        return GapModel(fs, part, extra, convex, convex_obstacle, (i, j))
+
+    @cached_property
+    def material(self) -> list[BaseGeometry]:
+        """part -> its material (polygonised discs for bases), prepared."""
+        fs, extra = self.fs, self.extra
+        mats: list[list[BaseGeometry]] = [[] for _ in range(len(self.convex))]
         for k, o in enumerate(fs.obstacles):
             g = o.core
             if extra[k] > 0:
                 g = shapely.buffer(g, float(extra[k]), quad_segs=DISC_SEGS)
-            mats[part[k]].append(g)
+            mats[self.part[k]].append(g)
         material = [shapely.union_all(m) for m in mats]
         for g in material:
             shapely.prepare(g)
-        # circumscribed polygonised zones: crossings found a hair outside, never missed
+        return material
+
+    @cached_property
+    def zone_bounds(self) -> NDArray[np.object_]:
+        """obstacle -> boundary of its polygonised base zone (circumscribed: crossings are
+        found a hair outside, never missed)."""
+        fs = self.fs
         grow = 1.0 / np.cos(np.pi / (4 * ZONE_SEGS))
-        bounds = shapely.boundary(shapely.buffer(
-            fs.cores, fs.rho_r * grow, quad_segs=ZONE_SEGS))
-        members = np.bincount(part, minlength=len(ids))
-        convex_obstacle = np.array([_is_convex(o.core) for o in fs.obstacles], dtype=bool)
-        convex = members == 1
-        convex[part[~convex_obstacle]] = False
-        corners = _outline_corners(fs, part, extra, convex, i[touch] if len(i) else i,
-                                   j[touch] if len(j) else j)
-        odd = [k for k in range(n) if not convex[part[k]]]
-        lv, lvo, le, leo = _core_loci(fs, odd)
-        pieces = Pieces.build(fs.cores, extra, part, MERGE_TOL, DISC_SEGS)
-        return GapModel(fs, part, extra, material, np.asarray(bounds, dtype=object), convex,
-                        convex_obstacle, pieces, corners, lv, lvo, le, leo)
+        return np.asarray(shapely.boundary(shapely.buffer(
+            fs.cores, fs.rho_r * grow, quad_segs=ZONE_SEGS)), dtype=object)
+
+    @cached_property
+    def pieces(self) -> Pieces:
+        """The material in convex pieces (geom.pieces)."""
+        return Pieces.build(self.fs.cores, self.extra, self.part, MERGE_TOL, DISC_SEGS)
+
+    # A part that is not one convex obstacle may meet a base in two places; where a base in
+    # it alone turns legal is then not only where it crosses a base zone's boundary but also
+    # where its rim passes a corner of the part's outline (`corners`: the points where two
+    # obstacles' outlines cross, and the ends of edge lines) or becomes tangent to any one
+    # edge of a core (`loci`: per obstacle, its core's vertices and edges, at distance ρ_r).
+    @cached_property
+    def corners(self) -> Arr:
+        """(n, 2) corners of non-convex parts' outlines."""
+        return _outline_corners(self.fs, self.part, self.extra, self.convex, *self.touching)
+
+    @cached_property
+    def loci(self) -> tuple[Arr, NDArray[np.int64], Arr, NDArray[np.int64]]:
+        """Core vertices (m, 2) and edges (k, 4) of obstacles in non-convex parts, each with
+        its obstacle (ascending)."""
+        odd = [k for k in range(len(self.part)) if not self.convex[self.part[k]]]
+        return _core_loci(self.fs, odd)
 
     def in_base_zones(self, geoms: NDArray[np.object_]) -> tuple[NDArray[np.int64],
                                                                  NDArray[np.int64]]:
@@ -276,7 +296,8 @@ class GapModel:
         ts: list[Arr] = []
         # circles: (segment, centre, radius)
         cs, cc, cr = [], [], []
-        for pts, of in ((self.loci_v, self.loci_v_of),):
+        loci_v, loci_v_of, loci_e, loci_e_of = self.loci
+        for pts, of in ((loci_v, loci_v_of),):
             if len(of):
                 si, pi = _pairs_by_owner(i, j, of)
                 cs.append(si)
@@ -301,16 +322,16 @@ class GapModel:
                 keep = ok & (t > 0) & (t < 1)
                 segs.append(s_[keep])
                 ts.append(t[keep])
-        if len(self.loci_e_of):
-            si, ei = _pairs_by_owner(i, j, self.loci_e_of)
-            e = self.loci_e[ei]
+        if len(loci_e_of):
+            si, ei = _pairs_by_owner(i, j, loci_e_of)
+            e = loci_e[ei]
             A, d = e[:, 0:2], e[:, 2:4] - e[:, 0:2]
             Le = np.hypot(d[:, 0], d[:, 1])
             good = Le > 1e-12
             si, A, d, Le, ei = si[good], A[good], d[good], Le[good], ei[good]
             u = d / Le[:, None]
             nrm = np.column_stack((-u[:, 1], u[:, 0]))
-            R = fs.rho_r[self.loci_e_of[ei]]
+            R = fs.rho_r[loci_e_of[ei]]
             vn = (v[si] * nrm).sum(axis=1)
             an = ((a[si] - A) * nrm).sum(axis=1)
             par = np.abs(vn) > 1e-15
