@@ -22,6 +22,7 @@ from geom.charge import charge, split_targets
 from geom.errors import TmgError
 from geom.judge import check
 from geom.model import Base, Battlefield, Model, Speed, Table, Unit
+from scenario import load as scenario_load
 from scenario import parse_document
 from tests._service import running_server
 from tmg.cli import main
@@ -203,3 +204,19 @@ def test_service_passes_unit_model_targets_through(tmp_path, capsys):
         assert bad.status_code == 422, bad.text
         err = bad.json()["error"]
         assert "targets" in err["field"] and "m9" in err["message"]
+
+
+def test_the_picture_charges_the_named_target_model(tmp_path):
+    """`tmg render --charge lings --targets marines/m2`: the overlay keeps the target model, so
+    the leader's drawn end is the one in base contact with it."""
+    from tmg.cli import build_parser
+    from viewer import options, overlays
+
+    f = _doc(tmp_path)
+    bf = scenario_load(f)
+    args = build_parser().parse_args(["render", f, "-o", "a.png", "--charge", "lings",
+                                      "--targets", "marines/m2", "--roll", "6"])
+    (ch,) = [o for o in options.overlays_from_args(bf, args) if isinstance(o, overlays.Charge)]
+    assert ch.targets == ("marines/m2",)
+    end = charge(bf, ch.unit, list(ch.targets), roll=ch.roll).end
+    assert abs(touches(end, M2)) <= 1e-6
