@@ -247,7 +247,8 @@ def named_target_models(targets: Sequence[Unit], named: dict[str, str]) -> dict[
             raise TmgError(f"declared target {uid} has no model {mid!r} (its models: "
                            f"{', '.join(m.id for m in t.by_id)})", obj=f"{uid}/{mid}",
                            field="targets")
-        if found[0].flying:
+        if found[0].flying and not (t.flying or all(m.flying for m in t.models)):
+            # (a FLYING unit is no legal target at all: the declaration says so, §8.7.7 step 1)
             raise TmgError(f"target model {uid}/{mid} is FLYING: only GROUND models can be "
                            "charged", obj=f"{uid}/{mid}", field="targets")
         out[uid] = found[0]

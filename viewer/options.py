@@ -84,8 +84,9 @@ def add_options(p: argparse.ArgumentParser) -> None:
     if ov.available("charge") and ov.available("reach"):
         g.add_argument("--charge", metavar="UNIT", action=_InOrder, default=[],
                        help="a charge: legal ends, shortest path, smallest roll (repeatable)")
-        g.add_argument("--targets", metavar="T1[,T2…]", action=_InOrder,
-                       help="the declared targets of the --charge before it")
+        g.add_argument("--targets", metavar="T1[/MODEL][,T2…]", action=_InOrder,
+                       help="the declared targets of the --charge before it (UNIT/MODEL: "
+                            "that unit's target model)")
         g.add_argument("--roll", type=int, choices=range(1, 7), metavar="D6", action=_InOrder,
                        help="its charge roll (1-6): shows the ends that roll reaches")
         g.add_argument("--modifier", type=float, metavar="M", action=_InOrder,
