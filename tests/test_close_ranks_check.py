@@ -196,3 +196,22 @@ def test_cli_fight_save_refused_when_close_ranks_is_not_possible(tmp_path, capsy
     r = json.loads(capsys.readouterr().out)
     assert r["close_ranks"]["possible"] is False
     assert r["saved"] is None and "not possible" in r["save_refused"] and not out.exists()
+
+
+def test_render_check_rings_the_judged_leader(tmp_path):
+    """`tmg render --check`: the yellow ring marks the leading model the check judged (m2 here,
+    which leads close ranks), not the scenario's default leader (m1, first in id order)."""
+    from geom.judge import check
+    from viewer.overlays import Check
+    from viewer.scene import build_scene
+
+    before = doc(BEFORE)
+    after = after_lead(3.0)
+    assert after.unit("marines").leading_model.id == "m1"  # the default, unrecorded
+    verdict = check(before, after, action="close-ranks")
+    (u,) = verdict["units"]
+    assert u["legal"] is True and u["leading"] == "m2"
+    chk = Check(after, verdict, before=before)
+    sc = build_scene(chk.table(), [chk])
+    rings = [p.tag for p in sc.prims if p.tag.startswith("leader:marines/")]
+    assert rings == ["leader:marines/m2"]

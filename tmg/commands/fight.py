@@ -69,7 +69,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     save_after(args, close, bf, u.id, moved,
                destroyed=[r.split("/", 1)[1] for r in close["casualties"]],
                why_not=f"close ranks is not possible: {cr.reason}")
-    saved = {k: close.pop(k) for k in ("saved", "save_refused", "saved_coherent") if k in close}
+    saved: dict[str, Any] = {k: close.pop(k) for k in ("saved", "save_refused", "saved_coherent")
+                             if k in close}
     if "leaders_tried" in cr.details:
         close["leaders_tried"] = {ref(m): v for m, v in cr.details["leaders_tried"].items()}
         close["leaders_skipped"] = [ref(m) for m in cr.details.get("leaders_skipped", [])]
