@@ -290,10 +290,14 @@ def charge_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, path:
                              gap_witness(la.ellipse, tmodels[near].ellipse)))
     others = {m.id: m.at for m in ua.models if m.id != lead_id}
     pv = charge_placement(before, replace(ub, leading=lead_id), la.at, others, targets)
-    for prob in pv.details["problems"]:
-        if "could have been placed" in prob:
-            ref = prob.split(" ", 1)[0]
-            out.append(_fail(ref.split("/", 1)[-1], RULE_CHARGE, prob + " (§8.7.7 step 4)"))
+    # each model left at a lower priority than one open to it: the excess is its gap to what
+    # the better priority asks, the witness a free spot of that priority (its base drawn there)
+    for b in pv.details["better_spots"]:
+        out.append(_fail(b["model"], RULE_CHARGE,
+                         f'left at priority {b["tier"]}, but it could have been placed in '
+                         f'{b["could"]}: {b["excess"]:.3f}" from it (§8.7.7 step 4)',
+                         b["excess"], {"point": [round(b["spot"][0], 6),
+                                                 round(b["spot"][1], 6)]}))
     return out, list(target_ids)
 
 
