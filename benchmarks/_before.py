@@ -31,8 +31,11 @@ def to_before(obj: Any, om: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         cls = getattr(om, type(obj).__name__, None)
         if cls is not None:
+            # a field the old class lacks (added since) is left out: the old engine never
+            # read it (a field at a non-default value would make the comparison unfair)
+            old = {f.name for f in dataclasses.fields(cls) if f.init}
             kw = {f.name: to_before(getattr(obj, f.name), om) for f in dataclasses.fields(obj)
-                  if f.init}
+                  if f.init and f.name in old}
             return cls(**kw)
     if isinstance(obj, tuple):
         return tuple(to_before(x, om) for x in obj)
