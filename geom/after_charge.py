@@ -348,6 +348,8 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
             problems.append(f"{unit.id}/{mid} has no coherency link to the leading model")
     tiers: dict[str, str] = {}
     better_spots: list[dict[str, Any]] = []  # the witnesses of "could have been placed"
+    lead_top = top_at(bf, leader.at)
+    surfaces: list[Surface] = [None] if lead_top is None else [None, lead_top]
     for mid, m in moved.items():
         if mid == leader.id:
             continue
@@ -361,7 +363,9 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
         coh = shrink(base_shape(leader.ellipse, outer=False).buffer(distance,
                                                                     quad_segs=QUAD_SEGS),
                      mover_base(m))
-        free = free_region(bf, unit, m, None, avoid, extra_bases=others).intersection(coh)
+        # the mat, and the top the leader stands on (the surfaces `place_rest` offers)
+        free = shapely.union_all([free_region(bf, unit, m, top, avoid, extra_bases=others)
+                                  for top in surfaces]).intersection(coh)
         band = shapely.union_all([range_zone_inner(m, o, CONTACT_BAND) for o in tmodels])
         better = free.intersection(band).buffer(-INSET)
         name = "base contact with a target"

@@ -355,6 +355,10 @@ def close_ranks_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str
     lead = ua.model(lead_id)
     link = LinkChecker(bf, ua, engaged_enemies=tmodels)
     by_ref = {o.ref: o for o in (*tmodels, *ua.models)}
+    # where a model may stand: the mat, and the top the leader stands on (as the placement
+    # itself offers, `after_charge.place_rest`)
+    lead_top = top_at(bf, lead.at)
+    surfaces = [None] if lead_top is None else [None, lead_top]
     for m in ua.by_id:
         if m.id == lead_id or m.id in held:
             continue
@@ -365,18 +369,21 @@ def close_ranks_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str
                     and any(dist.distance(p, o) <= 1.0 + TOLERANCE for o in tmodels)]
         supporting = any(dist.distance(m, p) <= 1e-4 for p in fighting)
         others = [p for p in ua.models if p.id != m.id]
-        es = spots(bf, ua, m, lead, None, avoid, others, ua.coherency_distance)
+        ess = [spots(bf, ua, m, lead, top, avoid, others, ua.coherency_distance)
+               for top in surfaces]
+        contact = contact_shapes(m, engaged, 0.0)
         tiers = [("base contact with an enemy model it is engaged with",
-                  es.with_group(contact_shapes(m, engaged, 0.0)), gap, near)]
+                  [es.with_group(contact) for es in ess], gap, near)]
         if not supporting and fighting:
             K = mover_base(m)
             sgap, snear = min((dist.distance(m, p), p.ref) for p in fighting)
+            reach = [_base_reach(K, p.ellipse, p.at, 0.0) for p in fighting]
             tiers.append(("base contact with a model of its unit within engagement range "
-                          "(the supporting rank)",
-                          es.with_group([_base_reach(K, p.ellipse, p.at, 0.0)
-                                         for p in fighting]), sgap, snear))
+                          "(the supporting rank)", [es.with_group(reach) for es in ess],
+                          sgap, snear))
         for name, tier, excess, ref in tiers:
-            spot = _free_spot(ua, m, lead, tier, link, others)
+            spot = next((got for got in (_free_spot(ua, m, lead, es, link, others)
+                                         for es in tier) if got is not None), None)
             if spot is not None:
                 f = _fail(m.id, RULE_CLOSE, f"it could have been placed in {name}, e.g. at "
                           f"({spot[0]:.3f}, {spot[1]:.3f}), but it ends {excess:.3f}\" from it "

@@ -369,3 +369,44 @@ def test_8_8_1_close_ranks_against_a_grid_of_ends(scene):
     if v.ok:
         end = tuple(v.witness[-1])
         assert close_ranks(bf, us, end, leading="1").ok
+
+
+def test_8_8_1_close_ranks_check_finds_the_better_spot_on_the_leaders_top():
+    """The judge looks for a better placement on the top the leader stands on, as the
+    placement itself does: the second marine left behind on the deck, when base contact with
+    the enemy was free on the deck, fails §8.8.1 step 1 (before: only the mat was searched,
+    and the deck is no place to stand from the mat)."""
+    from geom import judge
+
+    deck = TerrainPiece("deck", 2, box(5, 5, 25, 25), standable=True,
+                        access_points=(box(24.5, 24, 25.5, 25),))
+    us = mk("us", "red", [(15, 15), (15, 15 - 2 * R)], size=2, leading="1")
+    foe = mk("foe", "blue", [(15, 15 + 2 * R + 0.6)], size=2)
+    before = Battlefield(Table(30, 30), (deck,), (us, foe))
+    moved = Unit(us.id, us.owner, us.size, (us.models[0].moved_to((15, 15.6)), us.models[1]),
+                 us.base, speed=us.speed, leading="1")
+    after = Battlefield(Table(30, 30), (deck,), (moved, foe))
+    v = judge.check(before, after, action="close-ranks")
+    (u,) = v["units"]
+    (f,) = [f for f in u["failures"] if f["model"] == "2"]
+    assert "could have been placed in base contact" in f["reason"]
+    spot = us.models[1].moved_to(tuple(f["witness"]["point"]))
+    assert top_at(after, spot.at).id == "deck"
+    assert math.dist(spot.at, foe.models[0].at) == pytest.approx(2 * R, abs=3e-3)
+
+
+def test_8_7_7_charge_placement_check_finds_the_better_spot_on_the_leaders_top():
+    """The same for a charge's placement (§8.7.7 step 4): base contact with the target free on
+    the deck the leader charged across, the second model left behind fails priority A."""
+    from geom.after_charge import check_placement
+
+    deck = TerrainPiece("deck", 2, box(5, 5, 25, 25), standable=True,
+                        access_points=(box(24.5, 24, 25.5, 25),))
+    us = mk("us", "red", [(15, 15), (15, 15 - 2 * R)], size=2, leading="1")
+    foe = mk("foe", "blue", [(15, 15 + 2 * R + 0.6)], size=2)
+    bf = Battlefield(Table(30, 30), (deck,), (us, foe))
+    v = check_placement(bf, us, (15, 15.6), {"2": (15, 15 - 2 * R)}, [foe])
+    assert not v and "could have been placed in base contact" in v.reason
+    (b,) = v.details["better_spots"]
+    assert b["model"] == "2" and top_at(bf, tuple(b["spot"])).id == "deck"
+    assert b["excess"] == pytest.approx(2 * R + 0.6, abs=1e-6)  # its gap to the target
