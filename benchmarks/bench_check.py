@@ -6,6 +6,8 @@ On standard-1 (examples/battle-standard-1.toml), the 10 zerglings of `zerglings-
 - placing the other 9 models after the leader's move (`geom.unit_move.place_unit`), warm;
 - the wall of `tmg move … --save AFTER` against `tmg check BEFORE AFTER` for that move, each a
   fresh process (goal: check ≤ 1.5× move).
+- close ranks (examples/fight-close-ranks.toml, 5 marines on a queen): the whole-unit
+  re-placement (`geom.close_ranks.place_close_ranks`) and `geom.judge.check` of it, warm.
 Prints median, p99 and max of one run; compare ratios, not absolute times (shared machine).
 """
 
@@ -56,6 +58,7 @@ def main() -> int:
         times.append(time.perf_counter() - t)
     assert p.in_coherency and not p.casualties
     print(f"place 10 models (warm)      {stats(times)}")
+    close_ranks(n)
     tmg = str(ROOT / ".venv" / "bin" / "tmg")
     with tempfile.TemporaryDirectory() as d:
         after = str(Path(d) / "after.toml")
@@ -69,6 +72,33 @@ def main() -> int:
         print(f"tmg check (same move, wall) {stats(ct)}")
         print(f"ratio check/move (medians)  {statistics.median(ct) / statistics.median(mt):.2f}")
     return 0
+
+
+def close_ranks(n: int) -> None:
+    from dataclasses import replace
+
+    from geom import judge
+    from geom.close_ranks import place_close_ranks
+
+    bf = scenario.load(str(ROOT / "examples" / "fight-close-ranks.toml"))
+    u = bf.unit("marines")
+    end = (28.441024, 19.558976)  # marine 2 into base contact (tmg fight's best end)
+    pt, ct = [], []
+    for i in range(n + 1):
+        t = time.perf_counter()
+        p = place_close_ranks(bf, u, "2", end)
+        t1 = time.perf_counter()
+        after = bf.replace_unit(replace(u, models=tuple(m.moved_to(p.positions[m.id])
+                                                        for m in u.models)))
+        t2 = time.perf_counter()
+        v = judge.check(bf, after, action="close-ranks")
+        t3 = time.perf_counter()
+        assert v["legal"] and not p.casualties
+        if i:  # the first is the warm-up
+            pt.append(t1 - t)
+            ct.append(t3 - t2)
+    print(f"close ranks placement (5)   {stats(pt)}")
+    print(f"check close-ranks (5)       {stats(ct)}")
 
 
 if __name__ == "__main__":

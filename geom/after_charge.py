@@ -68,6 +68,7 @@ class Placement:
 PRIORITY_A = "A base contact"
 PRIORITY_B = "B engagement range"
 PRIORITY_C = "C close to the leader"
+PRIORITY_B_SUPPORT = "B supporting"  # close ranks: base contact with a fighting friend
 PRIORITIES = {PRIORITY_A: "base contact with a declared target model",
               PRIORITY_B: "within engagement range (1\") of a declared target",
               PRIORITY_C: "as close to the leading model as coherency allows"}
@@ -121,7 +122,8 @@ def spots(bf: Battlefield, unit: Unit, m: Model, leader: Model, top: Surface,
 
 def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Unit],
                *, avoid_all_enemies: bool = False, cache: ZoneCache | None = None,
-               toward: Mapping[str, Point] | None = None) -> Placement:
+               toward: Mapping[str, Point] | None = None, staying: Sequence[Model] = (),
+               support: bool = False) -> Placement:
     """Place the unit's other models around the moved leader, one by one.
 
     With targets (a charge): priorities A > B > C. With `avoid_all_enemies` (disengage) every
@@ -130,10 +132,16 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
     linked to an already placed model (§4.4). Models go on the mat or on the leader's own top.
     Within a priority the spot is the one nearest the leader, found exactly (`geom.endset`);
     with `toward` (model id -> preferred centre: where it stood relative to the leader, the
-    unit's shape, GEOMETRY-RULES §6 Decision) the spot nearest that point instead."""
+    unit's shape, GEOMETRY-RULES §6 Decision) the spot nearest that point instead.
+
+    Close ranks (§8.8.1 step 1): `staying` models (in base contact with an enemy) are not moved
+    and count as placed; with `support`, priority B is base contact with a placed model of the
+    unit that is within engagement range of a target (the supporting rank) instead of
+    engagement range itself."""
     target_ids = {t.id for t in targets}
     distance = unit.coherency_distance
-    others = [m for m in unit.models if m.id != leader.id]
+    stay = {m.id for m in staying}
+    others = [m for m in unit.models if m.id != leader.id and m.id not in stay]
     # nearer models first: the order a player would naturally place them in
     if toward is None:
         others.sort(key=lambda m: math.dist(m.at, leader.at))
@@ -144,7 +152,8 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
     priority: dict[str, str] = {}
     casualties: list[str] = []
     reasons: dict[str, str] = {}
-    placed: list[Model] = [leader]
+    placed: list[Model] = [leader, *staying]
+    positions.update({m.id: m.at for m in staying})  # held: they stay where they stand
     link = LinkChecker(bf, unit, engaged_enemies=[m for t in targets for m in t.models])
     avoid = [o for v in bf.units if v.owner != unit.owner
              and (avoid_all_enemies or v.id not in target_ids) for o in v.models if not o.flying]
@@ -174,7 +183,15 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
                     eng = es.with_group(zones)
                     contact = contact_shapes(m, targets, 0.0)
                     tiers[0][1].append(eng.with_group(contact))
-                    tiers[1][1].append(eng)
+                    if not support:
+                        tiers[1][1].append(eng)
+                if support:
+                    fighting = [p for p in placed if any(in_engagement_range(p, o)
+                                                         for o in tmodels)]
+                    if fighting:
+                        K = mover_base(m)
+                        tiers[1][1].append(es.with_group(
+                            [_base_reach(K, p.ellipse, p.at, 0.0) for p in fighting]))
             tiers[2][1].append(es)
 
         def accept(q: Point, m: Model = m) -> bool:
@@ -182,6 +199,8 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
             return ((m.base.is_disc and leader.base.is_disc)
                     or _in_coherency_range(unit, leader, moved)) and link.ok(moved, placed)
 
+        if support:
+            tiers[1] = (PRIORITY_B_SUPPORT, tiers[1][1])
         for name, sets in tiers:
             aim = toward.get(m.id, leader.at) if toward is not None else leader.at
             for es in sets:

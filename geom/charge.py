@@ -1,7 +1,10 @@
 """Charges (rulebook §8.7.7, §7.2, §7.2.1, §4.4).
 
 A ground unit that is not engaged declares ground target units, rolls 1D6 and adds it to its
-Speed (plus modifiers such as Concussive Shells' −2"): that is the charge distance. The charge
+Speed (plus modifiers such as Concussive Shells' −2"): that is the charge distance. A unit with
+Metabolic Boost ("대사 촉진", an Active ability on its card) may roll 2D6 instead and add the
+higher: the rolls that succeed are the same, their probability that of the higher of two dice,
+P(max ≥ k) = 1 − ((k − 1)/6)². The charge
 succeeds when the leading model can legally reach, along a real path no longer than the charge
 distance, a legal charge end (`geom.charge_ends`). A roll r succeeds when Speed + r + modifier
 is at least the shortest such path: exactly enough is enough (docs/rules.md#tolerance).
@@ -24,6 +27,8 @@ within 1" (`suggest_end`, from the same search), and the others are placed
 >>> pr = roll_table(speed=4, modifier=-2, distance=7.0)
 >>> pr.min_roll, pr.successes
 (5, (5, 6))
+>>> round(roll_table(speed=4, modifier=-2, distance=7.0, dice=2).probability, 4)  # 20/36
+0.5556
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ from .end_shapes import distance_outside
 from .endset import EndSet, Shape
 from .engagement import ENGAGEMENT_RANGE, engaged_pairs
 from .errors import TmgError
-from .model import TOLERANCE, Battlefield, Model, Point, Unit
+from .model import METABOLIC_BOOST, TOLERANCE, Battlefield, Model, Point, Unit
 from .movement import destroyed_words
 from .navigator import Navigator, navigator_for
 from .obstacles import OVAL_SIDES
@@ -111,14 +116,27 @@ class RollTable:
     min_roll: int | None
     probability: float
     successes: tuple[int, ...]
+    dice: int = 1  # D6 rolled, the highest counting (2: Metabolic Boost)
 
 
-def roll_table(speed: float, modifier: float, distance: float | None) -> RollTable:
-    """Which D6 results succeed: charge distance = Speed + D6 + modifier ≥ distance."""
+def success_probability(min_roll: int | None, dice: int = 1) -> float:
+    """P(the highest of `dice` D6 ≥ min_roll) = 1 − ((min_roll − 1)/6)^dice (0 with no roll)."""
+    if min_roll is None:
+        return 0.0
+    return 1.0 - ((min_roll - 1) / 6) ** dice
+
+
+def roll_table(speed: float, modifier: float, distance: float | None, dice: int = 1
+               ) -> RollTable:
+    """Which D6 results succeed: charge distance = Speed + D6 + modifier ≥ distance (with
+    `dice` = 2, Metabolic Boost, the D6 is the higher of two: the same results succeed, more
+    often)."""
     if distance is None:
-        return RollTable(speed, modifier, None, None, 0.0, ())
+        return RollTable(speed, modifier, None, None, 0.0, (), dice)
     ok = tuple(r for r in D6 if speed + r + modifier >= distance - TOLERANCE)
-    return RollTable(speed, modifier, distance, ok[0] if ok else None, len(ok) / 6, ok)
+    least = ok[0] if ok else None
+    return RollTable(speed, modifier, distance, least, success_probability(least, dice), ok,
+                     dice)
 
 
 
@@ -150,10 +168,22 @@ class ChargeAnswer:
 
 
 def _impossible(unit: Unit, targets: list[str], modifier: float, speed: float | None,
-                rule: str, reason: str, leading: str | None = None,
-                **details: Any) -> ChargeAnswer:
+                rule: str, reason: str, leading: str | None = None, roll: int | None = None,
+                metabolic_boost: bool = False, **details: Any) -> ChargeAnswer:
+    details = {"metabolic_boost": metabolic_boost, **details,
+               **rolled_keys(roll, speed, modifier, ())}
     return ChargeAnswer(unit.id, targets, modifier, speed, False, None, None, 0.0, None, None,
                         rule, reason, leading=leading, details=details)
+
+
+def rolled_keys(roll: int | None, speed: float | None, modifier: float,
+                successes: Sequence[int]) -> dict[str, Any]:
+    """What a given roll gives (the contract's `roll`, `roll_distance`, `roll_succeeds`),
+    whether or not any charge is possible: nothing when no roll was given."""
+    if roll is None:
+        return {}
+    return {"roll": roll, "roll_distance": speed + roll + modifier if speed is not None else None,
+            "roll_succeeds": roll in successes}
 
 
 def declared_targets(bf: Battlefield, unit: Unit, target_ids: Sequence[str]
@@ -178,28 +208,37 @@ def declared_targets(bf: Battlefield, unit: Unit, target_ids: Sequence[str]
 
 def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: float = 0.0,
            leading: str | None = None, *, place: bool = True,
-           roll: int | None = None) -> ChargeAnswer:
+           roll: int | None = None, metabolic_boost: bool = False) -> ChargeAnswer:
     """Answer a charge declaration (§8.7.7). See the module docstring for the guarantees.
 
     `roll`: the D6 rolled. The answer then says whether that roll succeeds (`roll_succeeds`)
     and, when it does, the end, path and placement are those of that charge distance — the
     leading model in base contact when that distance reaches it (§8.7.7 step 4), not merely
-    the smallest roll's end. A roll that fails leaves the unit where it is (step 3)."""
+    the smallest roll's end. A roll that fails leaves the unit where it is (step 3).
+
+    `metabolic_boost`: the unit uses its Metabolic Boost (it must have the ability): 2D6, the
+    higher counts; `roll` is then the higher die."""
     if roll is not None and roll not in D6:
         raise TmgError(f"a D6 roll is 1 to 6, got {roll!r}", obj=unit_id, field="roll")
     unit = bf.unit(unit_id)
+    if metabolic_boost and not unit.has(METABOLIC_BOOST):
+        raise TmgError(f"{unit.id} has no Metabolic Boost (대사 촉진) on its card: it rolls one "
+                       "D6 for its charge distance", obj=unit.id, field="metabolic_boost")
+    dice = 2 if metabolic_boost else 1
     targets, bad = declared_targets(bf, unit, target_ids)
     tids = [t.id for t in targets]
     speed = unit.current_speed()
+    said: dict[str, Any] = {"roll": roll, "metabolic_boost": metabolic_boost}
     if unit.flying:
         return _impossible(unit, tids, modifier, speed, "8.7.7 declare targets",
-                           f"{unit.id} is FLYING: flying units cannot charge")
+                           f"{unit.id} is FLYING: flying units cannot charge", **said)
     if bad:
-        return _impossible(unit, tids, modifier, speed, "8.7.7 declare targets", bad)
+        return _impossible(unit, tids, modifier, speed, "8.7.7 declare targets", bad, **said)
     enemies = [o for v in bf.units if v.owner != unit.owner for o in v.models]
     if engaged_pairs(bf, unit.models, enemies, first_only=True):
         return _impossible(unit, tids, modifier, speed, "8.7.7 charge",
-                           f"{unit.id} is engaged: only a unit that is not engaged may charge")
+                           f"{unit.id} is engaged: only a unit that is not engaged may charge",
+                           **said)
     if speed is None:
         raise TmgError("the unit has no Speed, so its charge distance is unknown",
                        obj=unit.id, field="speed")
@@ -231,12 +270,13 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
         lead = candidates[0]
         er = end_region(bf, unit, lead, targets)
         return _impossible(unit, tids, modifier, speed, RULE, _why_no_end(er, tids),
-                           leading=lead.id)
+                           leading=lead.id, **said)
 
     lead, found = best.lead, best.found
     dist = found.path.length
-    rolls = roll_table(speed, modifier, dist)
+    rolls = roll_table(speed, modifier, dist, dice)
     details: dict[str, Any] = {
+        "metabolic_boost": metabolic_boost,
         "measure": "length of the leading model's centre path",
         "successes": list(rolls.successes),
         "exact": best.low >= dist - TOLERANCE,
@@ -248,10 +288,13 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     unsure = undecided_rolls(speed, modifier, best.low, dist)
     if unsure:
         details["uncertain_rolls"] = unsure
+    details.update(rolled_keys(roll, speed, modifier, rolls.successes))
     if rolls.min_roll is None:
+        # no roll reaches: no end and no path the unit could take (`nearest_end` says where
+        # the shortest legal charge would have ended)
         details["best_charge_distance"] = speed + 6 + modifier
         return ChargeAnswer(unit.id, tids, modifier, speed, False, dist, None, 0.0,
-                            found.end, list(found.path.points), RULE,
+                            None, None, RULE,
                             f'the shortest legal charge of {lead.ref} is {dist:.3f}", but the '
                             f"best roll gives only Speed {speed:g} + 6 {_signed(modifier)} = "
                             f'{speed + 6 + modifier:g}"', leading=lead.id, details=details)
@@ -259,9 +302,6 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     needs = (f"{lead.ref} needs {_inches(dist)} to reach a legal end engaged with "
              f"{', '.join(tids)}: {roll_words(speed, modifier, rolls)}")
     if roll is not None:
-        details["roll"] = roll
-        details["roll_distance"] = speed + roll + modifier
-        details["roll_succeeds"] = roll in rolls.successes
         if roll not in rolls.successes:
             return ChargeAnswer(
                 unit.id, tids, modifier, speed, True, dist, rolls.min_roll, rolls.probability,
@@ -275,7 +315,7 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
                                          allowance, best.question, memo)
     details["end_kind"] = how
     details["contact_distance"] = contact.path.length if contact is not None else None
-    details["contact_roll"] = (roll_table(speed, modifier, contact.path.length).min_roll
+    details["contact_roll"] = (roll_table(speed, modifier, contact.path.length, dice).min_roll
                                if contact is not None else None)
     # GRASS the leading model's path crosses or its base ends on is destroyed at once, and a
     # LARGE unit's Size-0/1 pieces removed (§8.5.3, keyword GRASS, LARGE): the end is judged,
@@ -422,11 +462,14 @@ def undecided_rolls(speed: float, modifier: float, low: float, high: float) -> l
 
 
 def roll_words(speed: float, modifier: float, rolls: RollTable) -> str:
-    """The roll needed, said once: 'Speed 4 + D6 − 2" reaches it on 5+ (2 in 6)'."""
+    """The roll needed, said once: 'Speed 4 + D6 − 2" reaches it on 5+ (2 in 6)'; with
+    Metabolic Boost 'Speed 4 + the higher of 2D6 … reaches it on 5+ (20 in 36)'."""
     n = len(rolls.successes)
-    return (f"Speed {speed:g} + D6 {_signed(modifier)} reaches it on {rolls.min_roll}+ "
-            f"({n} in 6)" if modifier else
-            f"Speed {speed:g} + D6 reaches it on {rolls.min_roll}+ ({n} in 6)")
+    die = "D6" if rolls.dice == 1 else f"the higher of {rolls.dice}D6 (Metabolic Boost)"
+    odds = f"{n} in 6" if rolls.dice == 1 else \
+        f"{round(rolls.probability * 6 ** rolls.dice)} in {6 ** rolls.dice}"
+    mod = f" {_signed(modifier)}" if modifier else ""
+    return f"Speed {speed:g} + {die}{mod} reaches it on {rolls.min_roll}+ ({odds})"
 
 
 def _inches(d: float) -> str:

@@ -11,7 +11,10 @@ Size-0/1 pieces may be ended on and are destroyed, `geom.destroyed`). Besides
 - it may not end within 1" of an enemy unit the unit was not engaged with (no new engagements);
 - the leading model may not lose an engagement it had (read per model);
 - models in base contact with an enemy stay where they are (they are obstacles to the end);
-- a unit all of whose models are in base contact cannot close ranks (FAQ).
+- a unit all of whose models are in base contact cannot close ranks (FAQ);
+- the rest of the unit is re-placed (`place_close_ranks`): as many models as possible in base
+  contact with an enemy model, else in base contact with a model of the unit within engagement
+  range; models already in base contact stay ("physically held").
 
 The legal ends are exact end sets (`geom.move_ends`), with no margin: "closer" is the set of
 centres within (before − 2e-6") of an engaged model, keeping an engagement is the engagement zone
@@ -26,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import bases
+from .after_charge import place_rest
 from .charge_ends import MAX_LEVEL, _zone, contact_shapes
 from .charge_region import Surface
 from .destroyed import destroyed_by
@@ -37,6 +41,7 @@ from .move_ends import move_end_sets
 from .navigator import Navigator, navigator_for
 from .paths import Path
 from .region_path import EndPath, path_to_ends, stepped_needed
+from .unit_move import UnitPlacement, shape_targets
 from .verdict import Verdict
 
 RULE_CLOSE_RANKS = "8.8.1 close ranks"
@@ -315,3 +320,21 @@ def _nearest(bf: Battlefield, unit: Unit, nav: Navigator, leader: Model,
             found = got
             hi = min(mid, nearest_gap(leader.moved_to(got.end), engaged))
     return found
+
+
+def place_close_ranks(bf: Battlefield, unit: Unit, leading: str, end: Point) -> UnitPlacement:
+    """The whole unit after its leading model closed ranks to `end` (§8.8.1 step 1): models in
+    base contact with an enemy stay; each other model is placed, one by one, in base contact
+    with a model of an engaged enemy unit where it can ("as many models as possible in base
+    contact"), else in base contact with a model of the unit that is within engagement range
+    (the supporting rank), else near the leader; always legal, in coherency and never within
+    1" of an enemy unit it was not engaged with. Within a priority the unit keeps its shape."""
+    engaged = engaged_enemy_units(bf, unit)
+    lead = unit.model(leading).moved_to(end)
+    held = [m for m in unit.models if m.id != leading and in_contact_with_enemy(bf, m)]
+    toward = shape_targets(unit, leading, end)
+    pl = place_rest(bf, unit, lead, engaged, toward=toward, staying=held, support=True)
+    positions: dict[str, Point] = {leading: (float(end[0]), float(end[1]))}
+    positions.update(pl.positions)
+    ok = not pl.casualties and bool(pl.coherency.get("ok", True))
+    return UnitPlacement(leading, positions, list(pl.casualties), ok, dict(pl.reasons))

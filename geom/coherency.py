@@ -20,11 +20,14 @@ failing models. Models are taken in id order throughout, so the verdict never de
 order in which a file lists them.
 
 A coherency link joins two models of the same unit. FAQ: a link may pass wherever the leading
-model could legally travel. So a link is valid when the segment joining the two base centres is a
-legal leading-model path for the unit (`geom.freespace`): it keeps the gap clearance from
-terrain of Size 2+ (GRASS and openings excepted), from the edges of raised tops except through
-access points, and from other units' models — except the enemy models this unit is engaged with
-(§4.4: links may cross them). Flying units' links ignore terrain and models.
+model could legally travel. A link is a line, not a base (GEOMETRY-RULES §7 revised,
+`geom.gaps.line_blockers`): the segment joining the two base centres crosses no movement
+obstacle's material — terrain of Size 2+ (GRASS and openings excepted), the edges of raised tops
+away from access points, other units' models except the enemy models this unit is engaged with
+(§4.4: links may cross them) — and no point of it lies within half the unit's required gap width
+of two separate parts at once. Flying units' links ignore terrain and models. A segment that
+keeps the clearance from everything (one vectorised query) is valid at once; only the others are
+cut by the parts' zones.
 
 **Decision:** a link is drawn centre to centre (the leading model's own path is a centre path).
 
@@ -48,13 +51,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import shapely
-from shapely.geometry import LineString, Point
 
 from . import bases
 from . import distance as dist
 from .engagement import engaged_pairs
 from .freespace import FreeSpace, movement_obstacles
+from .gaps import line_blockers, point_in_narrow_gap
 from .model import TOLERANCE, Battlefield, Model, Unit
 from .verdict import Verdict
 
@@ -114,31 +116,18 @@ def links(bf: Battlefield, unit: Unit, *, engaged: Collection[str] | None = None
 
 
 def link_blockers(fs: FreeSpace, a: Model, b: Model) -> list[str]:
-    """What stops a link. A model may legally stand closer to an obstacle than the gap
-    clearance (a base overhanging a top's edge, FAQ); near such an end the link only has to
-    stay off the obstacle itself rather than out of its clearance zone."""
-    line = LineString([a.at, b.at]) if a.at != b.at else Point(a.at)
+    """What stops a link (GEOMETRY-RULES §7, revised with §6): a link is a line, not a base —
+    it crosses no obstacle material, and no point of it lies within half the leading model's
+    required gap width of two separate parts at once (`geom.gaps.line_blockers`). A model may
+    stand where its leader could not pass (in a narrow gap, FAQ); the stretch of its link under
+    its own base is where it stands."""
     x0, y0, x1, y1 = fs.rect
     out: list[str] = []
     if not (x0 - 1e-9 <= min(a.at[0], b.at[0]) and max(a.at[0], b.at[0]) <= x1 + 1e-9
             and y0 - 1e-9 <= min(a.at[1], b.at[1]) and max(a.at[1], b.at[1]) <= y1 + 1e-9):
         out.append("the table edge")
-    _, js = fs.blocked_pairs(np.array([line], dtype=object))
-    ends = shapely.points([a.at, b.at])
-    for j in sorted(set(js.tolist())):
-        o = fs.obstacles[j]
-        near_end = bool((shapely.distance(ends, o.core) < o.rho).any())
-        if near_end:
-            if o.core.geom_type == "Point":  # a disc base: the link may not cross the base
-                hard = float(shapely.distance(line, o.core)) < o.rho - fs.clearance - TOLERANCE
-            elif "LineString" in o.core.geom_type:  # a top's edge: may not cross the edge
-                hard = bool(line.intersects(o.core))
-            else:
-                hard = bool(shapely.relate_pattern(line, o.core, "T********"))
-            if not hard:
-                continue
-        out.append(o.ref)
-    return out
+    exempt = [(m.at, m.base.a) for m in (a, b) if point_in_narrow_gap(fs, m.at)]
+    return out + line_blockers(fs, a.at, b.at, exempt)
 
 
 def wide_base(unit: Unit, m: Model) -> bool:

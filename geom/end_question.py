@@ -158,8 +158,10 @@ class EndQuestion(Question):
         fs = self.fs
         p = box_primitives(fs.rect)
         if len(fs.obstacles):
-            for j in fs.tree.query(sbox(*w), predicate="dwithin", distance=fs.rho_max):
+            for j in fs.tree.query(sbox(*w), predicate="dwithin", distance=fs.rho_r_max):
                 p.extend(grown_primitives(fs.cores[j], float(fs.rho[j])))
+                if fs.two_clearances:  # the base zones bound it too (geom.gaps)
+                    p.extend(grown_primitives(fs.cores[j], float(fs.rho_r[j])))
         return p
 
     def member(self, es: EndSet, pts: Arr) -> NDArray[np.bool_]:

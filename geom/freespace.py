@@ -19,6 +19,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import shapely
@@ -199,6 +200,7 @@ class FreeSpace:
     obstacles: list[Obstacle]
     rect: tuple[float, float, float, float]  # centre box: xmin, ymin, xmax, ymax
     clearance: float
+    radius: float = 0.0  # the mover's base radius r: with r > c, the two-clearance rule
     cores: NDArray[np.object_] = field(init=False)
     rho: Arr = field(init=False)
     tree: shapely.STRtree = field(init=False)
@@ -210,15 +212,39 @@ class FreeSpace:
             shapely.prepare(g)
         self.tree = shapely.STRtree(self.cores)
         self.rho_max = float(self.rho.max()) if len(self.rho) else 0.0
+        # GEOMETRY-RULES §6 (revised): off a gap the whole base keeps off every obstacle, so
+        # each obstacle also has a base zone {dist(x, core) < ρ + r − c} ("lone" zone)
+        self.grow = max(self.radius - self.clearance, 0.0)
+        self.rho_r = self.rho + self.grow
+        self.rho_r_max = self.rho_max + self.grow
+
+    @property
+    def two_clearances(self) -> bool:
+        return self.grow > 0.0 and len(self.obstacles) > 0
 
     # the corner circles and core edges only serve the tangent graph: built when first asked
     @cached_property
     def circles(self) -> Circles:
-        return corner_circles(self.obstacles)
+        if not self.two_clearances:
+            return corner_circles(self.obstacles)
+        from .gaps import gap_circles
+
+        return gap_circles(self)
+
+    @cached_property
+    def gaps(self) -> Any:
+        from .gaps import GapModel
+
+        return GapModel.build(self)
 
     @cached_property
     def _edges_vertices(self) -> tuple[Arr, Arr, Arr, Arr]:
-        return _edges_and_vertices(self.obstacles)
+        e, er, v, vr = _edges_and_vertices(self.obstacles)
+        if self.two_clearances:
+            # the state of a circle also changes where it crosses a base zone's boundary
+            e, v = np.vstack([e, e]), np.vstack([v, v])
+            er, vr = np.concatenate([er, er + self.grow]), np.concatenate([vr, vr + self.grow])
+        return e, er, v, vr
 
     @property
     def edges(self) -> Arr:
@@ -271,6 +297,8 @@ class FreeSpace:
                 np.stack([p[idx][~same], q[idx][~same]], axis=1))
         bi, _ = self.blocked_pairs(geoms)
         ok[idx[bi]] = False
+        if self.two_clearances:
+            ok &= self.gaps.segments_ok(p, q, ok)
         return ok
 
     def points_clear(self, p: Arr) -> NDArray[np.bool_]:
@@ -280,6 +308,8 @@ class FreeSpace:
         if len(idx):
             bi, _ = self.blocked_pairs(shapely.points(p[idx]))
             ok[idx[bi]] = False
+        if self.two_clearances:
+            ok &= self.gaps.points_ok(p, ok)
         return ok
 
     def blockers(self, geom: BaseGeometry) -> list[str]:
@@ -294,7 +324,11 @@ class FreeSpace:
         a circle can only change there. Only nearby pairs are tested (a k-d tree finds the
         vertices and edges within reach of each circle), so the cost grows with the pairs
         that meet, not with the square of the obstacles."""
-        C = self.circles
+        return circle_events(self, self.circles)
+
+
+def circle_events(self: FreeSpace, C: Circles) -> tuple[NDArray[np.int64], Arr]:
+        """`FreeSpace.arc_events` for any set of circles `C` on this free space."""
         idx_parts: list[NDArray[np.int64]] = []
         ang_parts: list[Arr] = []
         if not len(C):
@@ -377,6 +411,9 @@ def _near_pairs(centres: Arr, radius: Arr, points: Arr) -> tuple[NDArray[np.int6
     return i.astype(np.int64), j.astype(np.int64)
 
 
+ARC_SLACK = 1e-7  # rad: a node this close to a break of its circle's free arcs lies on it
+
+
 @dataclass
 class ArcMap:
     """Free and blocked sub-arcs of every corner circle (within its cone).
@@ -423,8 +460,11 @@ class ArcMap:
 
     def arc_free(self, k: NDArray[np.int64], a: Arr, b: Arr) -> NDArray[np.bool_]:
         """Is the arc of circle k from relative angle a up to b (a ≤ b) free?"""
-        i = self.sub_index(k, a, "right")
-        j = self.sub_index(k, b, "left")
+        # ARC_SLACK: an end that lies on a break (a pinch point, where the arc turns free) is
+        # computed by another formula than the break, a few 1e-8 rad off; it belongs to the
+        # free side
+        i = self.sub_index(k, a + ARC_SLACK, "right")
+        j = self.sub_index(k, b - ARC_SLACK, "left")
         j = np.maximum(i, j)
         return (self.blocked_prefix[j + 1] - self.blocked_prefix[i]) == 0
 
@@ -434,8 +474,8 @@ class ArcMap:
         return self.arc_free(k, a, span) & self.arc_free(k, np.zeros(len(k)), b)
 
     def point_free(self, k: NDArray[np.int64], rel: Arr) -> NDArray[np.bool_]:
-        i = self.sub_index(k, rel, "right")
-        j = self.sub_index(k, rel, "left")
+        i = self.sub_index(k, rel + ARC_SLACK, "right")
+        j = self.sub_index(k, rel - ARC_SLACK, "left")
         return self.free[i] | self.free[j]
 
 

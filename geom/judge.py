@@ -32,6 +32,7 @@ from shapely.geometry.base import BaseGeometry
 from . import bases
 from . import distance as dist
 from .after_charge import LinkChecker, spots
+from .close_ranks import CLOSE_RANKS_MOVE
 from .coherency import coherency, far_distances, range_failure, wide_base
 from .crossings import nearest_members
 from .destroyed import destroyed_by, removed_by_large
@@ -44,7 +45,7 @@ from .navigator import navigator_for
 from .obstacles import is_level
 from .placement import deploy_path, entry_edges, with_entry_access
 
-KINDS = ("move", "run", "deploy", "disengage", "place", "charge")
+KINDS = ("move", "run", "deploy", "disengage", "close-ranks", "place", "charge")
 RULE_MOVE = "8.5.3 resolving a move"
 RULE_COHERENCY = "4.4 unit coherency"
 RULE_ENGAGEMENT = "7.2 engagement range"
@@ -54,12 +55,66 @@ RULE_GAP = "4.6 gap clearance"
 RULE_CASUALTY = "4.4 casualties"
 RULE_GRASS = "8.5.3 GRASS and LARGE removals"
 RULE_CHARGE = "8.7.7 charge"
+RULE_CLOSE = "8.8.1 close ranks"
 
 
-def _fail(model: str | None, rule: str, reason: str, excess: float | None = None
-          ) -> dict[str, Any]:
-    return {"model": model, "rule": rule, "reason": reason,
-            "excess": None if excess is None else round(float(excess), 6)}
+def _fail(model: str | None, rule: str, reason: str, excess: float | None = None,
+          witness: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"model": model, "rule": rule, "reason": reason,
+           "excess": None if excess is None else round(float(excess), 6)}
+    if witness is not None:
+        out["witness"] = witness
+    return out
+
+
+def _seg(p: Any, q: Any) -> dict[str, Any]:
+    return {"segment": [[round(float(p[0]), 6), round(float(p[1]), 6)],
+                        [round(float(q[0]), 6), round(float(q[1]), 6)]]}
+
+
+def _rim(e: Ellipse, toward: tuple[float, float], sign: float = 1.0) -> tuple[float, float]:
+    """A disc's rim point in the direction of `toward` (sign -1: the opposite one)."""
+    dx, dy = toward[0] - e.centre[0], toward[1] - e.centre[1]
+    n = math.hypot(dx, dy) or 1.0
+    return (e.centre[0] + sign * e.a * dx / n, e.centre[1] + sign * e.a * dy / n)
+
+
+def gap_witness(a: Ellipse, b: Ellipse) -> dict[str, Any]:
+    """The segment between the nearest points of two bases (its length: their distance; for
+    two overlapping discs the segment across the overlap, its length the depth)."""
+    if a.is_disc and b.is_disc:
+        return _seg(_rim(a, b.centre), _rim(b, a.centre))
+    from shapely.ops import nearest_points
+
+    p, q = nearest_points(a.polygon(256), b.polygon(256))
+    return _seg((p.x, p.y), (q.x, q.y))
+
+
+def far_witness(m: Ellipse, lead: Ellipse) -> dict[str, Any]:
+    """Coherency range: from the leader's base to the point of `m`'s base farthest from it (the
+    segment's length is the distance that is measured against the coherency distance)."""
+    if m.is_disc and lead.is_disc:
+        return _seg(_rim(lead, m.centre), _rim(m, lead.centre, -1.0))
+    pts = shapely.get_coordinates(m.polygon(256).exterior)
+    lp = lead.polygon(256)
+    d = shapely.distance(lp, shapely.points(pts))
+    i = int(np.argmax(d))
+    from shapely.ops import nearest_points
+
+    q = nearest_points(lp, SPoint(pts[i]))[0]
+    return _seg((q.x, q.y), pts[i])
+
+
+def depth_witness(e: Ellipse, g: BaseGeometry) -> dict[str, Any]:
+    """An overlap with `g`: from the nearest point of g's boundary to the base's deepest point
+    inside g (for a disc the segment's length is the depth)."""
+    from shapely.ops import nearest_points
+
+    c = SPoint(e.centre)
+    b = nearest_points(g.boundary, c)[0]
+    inside = g.contains(c)
+    deep = _rim(e, (b.x, b.y), -1.0 if inside else 1.0) if e.is_disc else e.centre
+    return _seg((b.x, b.y), deep)
 
 
 def depth_in(e: Ellipse, g: BaseGeometry) -> float:
@@ -99,8 +154,11 @@ def end_failures(bf: Battlefield, unit: Unit, m: Model, *, moving: bool = True,
     x, y = m.at
     over = max(ex - x, ey - y, x + ex - t.width, y + ey - t.depth)
     if over > TOLERANCE:
+        edge = {ex - x: ((0.0, y), (x - ex, y)), ey - y: ((x, 0.0), (x, y - ey)),
+                x + ex - t.width: ((t.width, y), (x + ex, y)),
+                y + ey - t.depth: ((x, t.depth), (x, y + ey))}[over]
         out.append(_fail(m.id, RULE_MOVE, f"its base is not wholly on the table ({over:.3f}\" "
-                         "over the edge)", over))
+                         "over the edge)", over, _seg(*edge)))
     top = top_at(bf, m.at)
     allowed = may_overlap(bf, top) if top is not None and (
         unit.flying or any_top or is_level(top)) else set()
@@ -110,7 +168,8 @@ def end_failures(bf: Battlefield, unit: Unit, m: Model, *, moving: bool = True,
         if moving and unit.large and removed_by_large(p):
             continue
         d = depth_in(e, p.footprint)
-        out.append(_fail(m.id, RULE_MOVE, f"its base overlaps {p.title} by {d:.3f}\"", d))
+        out.append(_fail(m.id, RULE_MOVE, f"its base overlaps {p.title} by {d:.3f}\"", d,
+                         depth_witness(e, p.footprint)))
     for o in bf.models():
         if o.ref == m.ref or math.dist(o.at, m.at) > e.a + o.base.a + 1.0 + TOLERANCE:
             continue
@@ -118,17 +177,19 @@ def end_failures(bf: Battlefield, unit: Unit, m: Model, *, moving: bool = True,
             d = depth_in(e, o.ellipse.polygon(256)) if not (e.is_disc and o.base.is_disc) \
                 else e.a + o.base.a - math.dist(m.at, o.at)
             out.append(_fail(m.id, RULE_MOVE, f"its base overlaps model {o.ref} by {d:.3f}\"",
-                             d))
+                             d, gap_witness(e, o.ellipse)))
             continue
         inside = _engagement_excess(m, o)
         if inside is not None and o.unit not in engage_ok:
             out.append(_fail(m.id, RULE_ENGAGEMENT, f"it ends {1.0 - inside:.3f}\" from enemy "
-                             f"model {o.ref}, within 1\" ({inside:.3f}\" inside)", inside))
+                             f"model {o.ref}, within 1\" ({inside:.3f}\" inside)", inside,
+                             gap_witness(e, o.ellipse)))
     if zone is not None and not zone.is_empty:
         d = depth_in(e, zone)
         if d > TOLERANCE:
             out.append(_fail(m.id, "8.3.3 zone of influence", f"its base reaches {d:.3f}\" "
-                             "into the opponent's zone of influence", d))
+                             "into the opponent's zone of influence", d,
+                             depth_witness(e, zone)))
     return out
 
 
@@ -145,7 +206,9 @@ def coherency_failures(bf: Battlefield, unit: Unit, lead: Model) -> list[dict[st
         if why is not None:
             reach = dist.distance(m, lead) if wide_base(unit, m) else float(far[i, 0])
             out.append(_fail(m.id, RULE_COHERENCY, f"ends {reach:.3f}\" from the leading model "
-                             f"{lead.id}: {reach - d:.3f}\" beyond {d:g}\"", reach - d))
+                             f"{lead.id}: {reach - d:.3f}\" beyond {d:g}\"", reach - d,
+                             gap_witness(m.ellipse, lead.ellipse) if wide_base(unit, m)
+                             else far_witness(m.ellipse, lead.ellipse)))
     v = coherency(bf, unit, leading=lead.id)
     for f in v.details["failures"]:
         chain = [part for part in f["reason"].split("; ") if part.startswith("no chain")]
@@ -209,17 +272,18 @@ def charge_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, path:
         top = used if roll is not None else 6
         out.append(_fail(lead_id, RULE_CHARGE, f"its shortest legal path is {path.length:.3f}\": "
                          f"{need - top:.3f}\" beyond the charge distance {speed + top:g}\" "
-                         f"of {what}", need - top))
+                         f"of {what}", need - top, {"path": [list(q) for q in path.points]}))
         return out, list(target_ids)
     tmodels = [o for t in targets for o in t.models if not o.flying]
     if not any(in_base_contact(la, o) for o in tmodels):
         ans = charge(before, ub.id, list(target_ids), leading=lead_id, place=False, roll=used)
         reach = ans.details.get("contact_distance")
         if reach is not None and reach <= speed + used + TOLERANCE:
-            gap = min(dist.distance(la, o) for o in tmodels)
+            gap, near = min((dist.distance(la, o), i) for i, o in enumerate(tmodels))
             out.append(_fail(lead_id, RULE_CHARGE, f"the charge distance {speed + used:g}\" "
                              f"reaches base contact ({reach:.3f}\"), but it ends {gap:.3f}\" from "
-                             "its target (§8.7.7 step 4)", gap))
+                             "its target (§8.7.7 step 4)", gap,
+                             gap_witness(la.ellipse, tmodels[near].ellipse)))
     others = {m.id: m.at for m in ua.models if m.id != lead_id}
     pv = charge_placement(before, replace(ub, leading=lead_id), la.at, others, targets)
     for prob in pv.details["problems"]:
@@ -227,6 +291,104 @@ def charge_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, path:
             ref = prob.split(" ", 1)[0]
             out.append(_fail(ref.split("/", 1)[-1], RULE_CHARGE, prob + " (§8.7.7 step 4)"))
     return out, list(target_ids)
+
+
+def close_ranks_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str
+                         ) -> tuple[list[dict[str, Any]], list[str]]:
+    """§8.8.1 step 1 for one leader, besides the path: the leader not held, ending closer to
+    the engaged enemy with no new engagement and none lost (`close_ranks.close_ranks_end`);
+    the held models where they stood; and each other model at the best placement priority
+    open to it with the others where they stand, judged model by model: base contact with an
+    engaged enemy model, else base contact with a model of the unit within engagement range.
+    Returns the failures and the engaged enemy unit ids (whose 1" the unit may stand in)."""
+    from .after_charge import _base_reach
+    from .centre_zones import mover_base
+    from .charge_ends import contact_shapes
+    from .close_ranks import engaged_enemy_units, in_contact_with_enemy, nearest_gap
+    from .engagement import engaged_pairs
+
+    out: list[dict[str, Any]] = []
+    engaged = engaged_enemy_units(before, ub)
+    if not engaged:
+        return [_fail(None, RULE_CLOSE, f"{ub.id} is not engaged: only engaged units close "
+                      "ranks")], []
+    ids = [v.id for v in engaged]
+    held = {m.id for m in ub.models if in_contact_with_enemy(before, m)}
+    if len(held) == len(ub.models):
+        return [_fail(None, RULE_CLOSE, f"every model of {ub.id} is in base contact with an "
+                      "enemy model: the unit cannot close ranks (FAQ)")], ids
+    for mid in sorted(held, key=natural_key):
+        if mid in {m.id for m in ua.models}:
+            moved = math.dist(ub.model(mid).at, ua.model(mid).at)
+            if moved > TOLERANCE:
+                f = _fail(mid, RULE_CLOSE, f"it was in base contact with an enemy model and is "
+                          f"physically held, but it moved {moved:.3f}\"", moved)
+                f["witness"] = {"segment": [list(ub.model(mid).at), list(ua.model(mid).at)]}
+                out.append(f)
+    if lead_id in held:
+        out.append(_fail(lead_id, RULE_CLOSE, "it is in base contact with an enemy model: it "
+                         "may not lead (it may not move)"))
+        return out, ids
+    bf = _with_unit(before, ua)
+    lb, la = ub.model(lead_id), ua.model(lead_id)
+    b, a = nearest_gap(lb, engaged), nearest_gap(la, engaged)
+    if not a < b - TOLERANCE:
+        f = _fail(lead_id, RULE_CLOSE, f"the leading model ends {a:.3f}\" from the enemy it is "
+                  f"engaged with: not closer than the {b:.3f}\" it started at", a - b)
+        out.append(f)
+    for v in engaged:  # new engagements are end_failures' (engagement range of the others)
+        if engaged_pairs(before, [lb], v.models, first_only=True) and \
+                not engaged_pairs(bf, [la], v.models, first_only=True):
+            out.append(_fail(lead_id, RULE_CLOSE, f"it would no longer be engaged with {v.id}: "
+                             "close ranks may not be used to disengage"))
+    tmodels = [o for v in engaged for o in v.models if not o.flying]
+    avoid = [o for o in before.models() if o.owner != ub.owner and not o.flying
+             and o.unit not in ids]
+    lead = ua.model(lead_id)
+    link = LinkChecker(bf, ua, engaged_enemies=tmodels)
+    by_ref = {o.ref: o for o in (*tmodels, *ua.models)}
+    for m in ua.by_id:
+        if m.id == lead_id or m.id in held:
+            continue
+        gap, near = min((dist.distance(m, o), o.ref) for o in tmodels)
+        if gap <= 1e-4:
+            continue  # base contact: the best priority
+        fighting = [p for p in ua.models if p.id != m.id
+                    and any(dist.distance(p, o) <= 1.0 + TOLERANCE for o in tmodels)]
+        supporting = any(dist.distance(m, p) <= 1e-4 for p in fighting)
+        others = [p for p in ua.models if p.id != m.id]
+        es = spots(bf, ua, m, lead, None, avoid, others, ua.coherency_distance)
+        tiers = [("base contact with an enemy model it is engaged with",
+                  es.with_group(contact_shapes(m, engaged, 0.0)), gap, near)]
+        if not supporting and fighting:
+            K = mover_base(m)
+            sgap, snear = min((dist.distance(m, p), p.ref) for p in fighting)
+            tiers.append(("base contact with a model of its unit within engagement range "
+                          "(the supporting rank)",
+                          es.with_group([_base_reach(K, p.ellipse, p.at, 0.0)
+                                         for p in fighting]), sgap, snear))
+        for name, tier, excess, ref in tiers:
+            spot = _free_spot(ua, m, lead, tier, link, others)
+            if spot is not None:
+                f = _fail(m.id, RULE_CLOSE, f"it could have been placed in {name}, e.g. at "
+                          f"({spot[0]:.3f}, {spot[1]:.3f}), but it ends {excess:.3f}\" from it "
+                          "(§8.8.1 step 1: as many models as possible in base contact)", excess)
+                # the gap it was left short by, and the free spot in base contact
+                f["witness"] = {"point": [spot[0], spot[1]],
+                                **gap_witness(m.ellipse, by_ref[ref].ellipse)}
+                out.append(f)
+                break
+    return out, ids
+
+
+def _free_spot(unit: Unit, m: Model, lead: Model, es: Any, link: LinkChecker,
+               placed: Sequence[Model]) -> tuple[float, float] | None:
+    """A member of `es` in coherency range of `lead` with a link, nearest `m`'s declared end."""
+    for q in itertools.islice(nearest_members(es, m.at, 0.125), 200):
+        moved = m.moved_to((float(q[0]), float(q[1])))
+        if range_failure(unit, moved, lead) is None and link.ok(moved, placed):
+            return (float(q[0]), float(q[1]))
+    return None
 
 
 def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: str,
@@ -244,7 +406,8 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
             if far > allowance + TOLERANCE:
                 failures.append(_fail(m.id, RULE_PLACE, f"not wholly within {allowance:g}\" of "
                                       f"where it was (its base reaches {far:.3f}\": "
-                                      f"{far - allowance:.3f}\" beyond)", far - allowance))
+                                      f"{far - allowance:.3f}\" beyond)", far - allowance,
+                                      far_witness(m.ellipse, ub.model(m.id).ellipse)))
     elif kind == "deploy":
         edges = entry_edges(before, ub.owner)
         nav = Navigator(with_entry_access(before, edges), ub)
@@ -259,18 +422,25 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
     if kind == "charge":
         if path is None and not failures:
             failures.append(_fail(lead_id, RULE_GAP, "no legal path for the leading model from "
-                                  "where it stood to its declared end"))
+                                  "where it stood to its declared end",
+                                  witness={"from": list(lb.at), "to": list(la.at)}))
         cf, engage_ok = charge_failures(before, ub, ua, lead_id, path, roll, targets)
         failures += cf
     elif kind != "place" and not failures:
         if path is None:
             failures.append(_fail(lead_id, RULE_GAP, "no legal path for the leading model from "
-                                  "where it stood to its declared end"))
+                                  "where it stood to its declared end",
+                                  witness={"from": list(lb.at), "to": list(la.at)}))
         elif path.length > allowance + TOLERANCE:
-            failures.append(_fail(lead_id, RULE_DEPLOY if kind == "deploy" else RULE_MOVE,
+            failures.append(_fail(lead_id, {"deploy": RULE_DEPLOY, "close-ranks": RULE_CLOSE}
+                                  .get(kind, RULE_MOVE),
                                   f"its shortest legal path is {path.length:.3f}\": "
                                   f"{path.length - allowance:.3f}\" beyond the allowance "
-                                  f"{allowance:g}\"", path.length - allowance))
+                                  f"{allowance:g}\"", path.length - allowance,
+                                  {"path": [list(q) for q in path.points]}))
+    if kind == "close-ranks":
+        cf, engage_ok = close_ranks_failures(before, ub, ua, lead_id)
+        failures += cf
     zone = _zone(before, ub) if kind == "deploy" else None
     for m in ua.by_id:
         failures += end_failures(bf, ua, m, moving=kind != "place", any_top=kind == "place",
@@ -283,7 +453,7 @@ def judge_leader(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, kind: st
             if spot is not None:
                 failures.append(_fail(m.id, RULE_CASUALTY, "removed as a casualty, but it had a "
                                       f"legal place in coherency, e.g. ({spot[0]:.3f}, "
-                                      f"{spot[1]:.3f})"))
+                                      f"{spot[1]:.3f})", witness={"point": list(spot)}))
     if kind != "place":
         caused = destroyed_by(before, ub, lb, path, list(ua.models)) if path is not None else None
         should = set(caused.ids) if caused is not None else set()
@@ -343,7 +513,7 @@ def kinds_for(before: Battlefield, ub: Unit) -> list[str]:
     if ub.reserve:
         return ["deploy"]  # a unit in reserve reaches the table only by a deploy
     if engaged_enemy_units(before, ub):
-        return ["disengage"]
+        return ["disengage", "close-ranks"]
     kinds = ["move", "run", "charge"]
     if before.deployment is not None and before.deployment.entry_edges.get(ub.owner):
         kinds.append("deploy")
@@ -376,8 +546,8 @@ def judge_unit(before: Battlefield, after: Battlefield, unit_id: str, *,
     results: dict[str, dict[str, Any]] = {}
     for kind in kinds:
         allow = allowance if allowance is not None else allowance_of(ub)
-        if kind == "disengage" and allowance is None:
-            allow = allowance_of(ub)
+        if kind == "close-ranks" and allowance is None:
+            allow = CLOSE_RANKS_MOVE
         leaders = []
         for m in sorted(ua.models, key=lambda m: natural_key(m.id)):
             leaders.append(judge_leader(before, ub, ua, m.id, kind, allow, gone, roll=roll,

@@ -40,7 +40,9 @@ RAPTOR_VARIANT = "raptor-variant"  # 랩터 변종: crosses impassable terrain u
 #                                    changes elevation without access points (not force fields)
 LARGE = "large"                  # 대형: never a gap under 3"; Size-0/1 pieces it crosses go
 STRUCTURE = "structure"          # STRUCTURE: never contests mission markers (§8.9.1)
-ABILITIES = (SQUADRON, RAPTOR_VARIANT, LARGE, STRUCTURE)
+METABOLIC_BOOST = "metabolic-boost"  # 대사 촉진 (Active, opt-in): the charge distance rolls 2D6
+#                                      and adds the higher (§8.7.7 step 2)
+ABILITIES = (SQUADRON, RAPTOR_VARIANT, LARGE, STRUCTURE, METABOLIC_BOOST)
 COHERENCY_DISTANCE = 3.0         # §4.4
 SQUADRON_COHERENCY_DISTANCE = 4.0
 

@@ -20,7 +20,7 @@ re-exports the names callers use (`Navigator`, `Path`, `end_position_ok`, …).
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,8 +30,9 @@ from shapely.geometry.base import BaseGeometry
 from .destroyed import destroyed_by
 from .end_position import RULE_MOVE, end_position_ok, end_region
 from .errors import TmgError
+from .gaps import GapPassed, gaps_passed
 from .model import TOLERANCE, Battlefield, Model, Point, Unit
-from .navigator import Navigator, _xy
+from .navigator import Navigator, _xy, navigator_for
 from .paths import EXACT_BOUND, Arc, Path, Segment
 from .verdict import Verdict
 
@@ -58,6 +59,14 @@ def path_to_region(bf: Battlefield, unit: Unit, start: Point, region: BaseGeomet
     """Shortest legal centre path from start to the nearest reachable point of `region`
     (a set of legal END positions for the leading model's centre), or None."""
     return navigator(bf, unit, ignore_models=ignore_models).path_to_region(start, region)
+
+
+def gaps_on_path(bf: Battlefield, unit: Unit, points: Sequence[Point], *,
+                 ignore_models: Collection[str] = ()) -> list[GapPassed]:
+    """The gaps (§4.6) a leading model's path squeezes through — where its base overlaps two
+    separate parts of material — each with the narrowest line across it and its width."""
+    nav = navigator_for(bf, unit, tuple(ignore_models))
+    return gaps_passed(nav.fs, [(float(x), float(y)) for x, y in points])
 
 
 def allowance_of(unit: Unit) -> float:

@@ -39,8 +39,12 @@ def point_tangents(C: Circles, p: tuple[float, float]) -> tuple[NDArray[np.int64
     k = np.nonzero(ok)[0]
     phi = np.arctan2(dy[k], dx[k])
     a = np.arccos(np.clip(C.r[k] / D[k], -1, 1))
-    kk = np.concatenate([k, k])
-    th = np.concatenate([phi + a, phi - a])
+    # a point on a circle's rim (a base in contact with another, a start or end on the edge of
+    # a base zone) touches it there: its tangent point is itself, and a path runs on along
+    # the arc
+    on = np.nonzero(~ok & (np.abs(D - C.r) <= 1e-9) & (C.r > 0))[0]
+    kk = np.concatenate([k, k, on])
+    th = np.concatenate([phi + a, phi - a, np.arctan2(dy[on], dx[on])])
     pts = np.column_stack((C.x[kk] + C.r[kk] * np.cos(th), C.y[kk] + C.r[kk] * np.sin(th)))
     return kk, th, pts
 
@@ -70,7 +74,11 @@ def typed_bitangents(C: Circles, i: NDArray[np.int64], j: NDArray[np.int64]
     ang_i = np.column_stack((psi + a_out, psi - a_out, psi + a_in, psi - a_in))
     ang_j = ang_i.copy()
     ang_j[:, 2:] += math.pi
-    outer = D > np.abs(ri - rj) + 1e-12
+    # a point (radius 0: a pinch point) lying on the other circle touches it there: its one
+    # "tangent" has length 0 and joins the circle's arc at the point (a path leaves a gap
+    # along the rim of the side it touched last)
+    on_rim = (np.minimum(ri, rj) == 0) & (np.abs(D - np.abs(ri - rj)) <= 1e-9) & (D > 0)
+    outer = (D > np.abs(ri - rj) + 1e-12) | on_rim
     inner = D > ri + rj + 1e-12
     valid = np.column_stack((outer, outer, inner, inner))
     return ang_i, ang_j, valid

@@ -81,7 +81,12 @@ class Navigator:
                                            ignore_models=self.ignore_models, gap=gap)
             if self.oval_sides:
                 obstacles = [self._resample_oval(o) for o in obstacles]
-        self.fs = FreeSpace(obstacles, (c, c, t.width - c, t.depth - c), c)
+        # GEOMETRY-RULES §6 (revised): the base keeps off every obstacle except in a gap, and
+        # stays wholly over the table. An oval mover is taken as its circumscribed disc (a
+        # legal bound: it never overlaps what the disc does not).
+        r = 0.0 if self.unit.flying else max((m.base.a for m in self.unit.models), default=0.0)
+        e = max(c, r)
+        self.fs = FreeSpace(obstacles, (e, e, t.width - e, t.depth - e), c, r)
         self.graph = LazyGraph(self.fs)
 
     def _resample_oval(self, o: Obstacle) -> Obstacle:
@@ -106,7 +111,7 @@ class Navigator:
             nav.oval_sides = self.oval_sides
             obs = [o if o.exact else replace(o, core=o.inner, exact=True)
                    for o in self.fs.obstacles]
-            nav.fs = FreeSpace(obs, self.fs.rect, self.fs.clearance)
+            nav.fs = FreeSpace(obs, self.fs.rect, self.fs.clearance, self.fs.radius)
             nav.graph = LazyGraph(nav.fs)
             nav._searches = {}
             nav._escapes = {}
@@ -175,14 +180,19 @@ class Navigator:
         if not fs.in_rect(np.array([p]), tol=fs.clearance)[0]:
             return None
         cands: list[NDArray[np.float64]] = []
-        _, js = fs.blocked_pairs(np.array([SPoint(p)], dtype=object))
-        for j in set(js.tolist()):
+        sp = SPoint(p)
+        js = fs.tree.query(sp, predicate="dwithin", distance=fs.rho_r_max)
+        for j in js.tolist():
             core = fs.cores[j]
-            q = np.array(shapely.get_coordinates(shapely.shortest_line(core, SPoint(p)))[0])
+            if float(shapely.distance(core, sp)) >= fs.rho_r[j]:
+                continue
+            q = np.array(shapely.get_coordinates(shapely.shortest_line(core, sp))[0])
             v = np.array(p) - q
             n = float(np.hypot(*v))
             if n > 1e-12:
-                cands.append((q + v / n * (fs.rho[j] + 1e-6))[None, :])
+                # out of the gap clearance, or out of the base zone (geom.gaps)
+                for rho in {float(fs.rho[j]), float(fs.rho_r[j])}:
+                    cands.append((q + v / n * (rho + 1e-6))[None, :])
         th = np.linspace(0, TWO_PI, 96, endpoint=False)
         ring = np.column_stack((np.cos(th), np.sin(th)))
         for rad in (0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0):

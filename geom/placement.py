@@ -248,12 +248,14 @@ def deploy_path(nav: Navigator, model: Model, to: Point,
     """Shortest legal path from off the table, touching an entry edge, to `to`.
 
     The model starts with its base touching the edge from outside (centre r beyond it); it
-    crosses the edge square on (r to the edge, then the clearance c to the table box) and from
-    there follows a shortest legal path. The edge's strip of width c is the table-edge gap.
+    crosses the edge square on (r to the edge, then on to the centre box, which lies as far in
+    as the base must keep from the table's edges: its radius, or the clearance c when that is
+    larger) and from there follows a shortest legal path. Only the entry edge is crossed: the
+    base stays over the table's other edges (GEOMETRY-RULES §6: a deploy's base enters across
+    its entry edge).
     """
     t = nav.bf.table
     x0, y0, x1, y1 = nav.fs.rect
-    c = nav.fs.clearance
     r = model.base.a
     best: Path | None = None
     for edge in edges:
@@ -262,10 +264,12 @@ def deploy_path(nav: Navigator, model: Model, to: Point,
         if abs(ay - by) < 1e-9:
             inward = (0.0, 1.0) if ay < t.depth / 2 else (0.0, -1.0)
             y = y0 if inward[1] > 0 else y1
+            inset = abs(y - ay)
             inner = LineString([(max(min(ax, bx), x0), y), (min(max(ax, bx), x1), y)])
         elif abs(ax - bx) < 1e-9:
             inward = (1.0, 0.0) if ax < t.width / 2 else (-1.0, 0.0)
             x = x0 if inward[0] > 0 else x1
+            inset = abs(x - ax)
             inner = LineString([(x, max(min(ay, by), y0)), (x, min(max(ay, by), y1))])
         else:
             raise TmgError("entry edges must lie along a table edge")
@@ -275,9 +279,9 @@ def deploy_path(nav: Navigator, model: Model, to: Point,
         if back is None:
             continue
         entry = back.end
-        outside = (entry[0] - inward[0] * (r + c), entry[1] - inward[1] * (r + c))
+        outside = (entry[0] - inward[0] * (r + inset), entry[1] - inward[1] * (r + inset))
         rev = back.reversed()
-        path = replace(rev, points=(outside,) + rev.points, length=rev.length + r + c,
+        path = replace(rev, points=(outside,) + rev.points, length=rev.length + r + inset,
                        pieces=(Segment(outside, entry),) + rev.pieces)
         if best is None or path.length < best.length:
             best = path

@@ -133,6 +133,10 @@ class _RayCaster:
         C = fs.circles
         arcs = nav.graph.arcs
         r = float(C.r[k])
+        if r <= 0.0:
+            # a pinch point of a gap (geom.gaps): legs through it are not fanned, so a reach
+            # region does not extend through gaps narrower than the base (a legal subset)
+            return []
         span = float(C.span[k])
         full = span >= TWO_PI - 1e-9
         step = min(0.02 / r, math.pi / 90)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from geom.model import ABILITIES, LARGE, RAPTOR_VARIANT, SQUADRON, STRUCTURE
+from geom.model import ABILITIES, LARGE, METABOLIC_BOOST, RAPTOR_VARIANT, SQUADRON, STRUCTURE
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,12 @@ INFO: dict[str, AbilityInfo] = {a.id: a for a in (
         "the unit never activates or takes actions, counts as supply 0 and never contests or "
         "controls mission markers",
         "never contests markers (tmg markers)"),
+    AbilityInfo(
+        METABOLIC_BOOST, "Metabolic Boost", "대사 촉진", "§8.7.7",
+        "Active (1 Biomass): when determining the unit's charge distance, roll 2D6 instead of "
+        "D6 and add the higher result to its Speed",
+        "tmg charge --metabolic-boost (the player's choice): min_roll, probability and --roll "
+        "are those of the higher of two dice"),
 )}
 
 assert tuple(INFO) == ABILITIES

@@ -114,12 +114,82 @@ class OvalZone:
 
 
 def table_box(bf: Battlefield, unit: Unit) -> tuple[float, float, float, float]:
-    c = unit.gap_clearance / 2
+    # the base stays wholly over the table (the table edge makes no gap)
+    c = max(unit.gap_clearance / 2, 0.0 if unit.flying else base_radius(unit))
     return (c, c, bf.table.width - c, bf.table.depth - c)
+
+
+def base_radius(unit: Unit) -> float:
+    return max(m.base.a for m in unit.models)
+
+
+def base_zones(bf: Battlefield, unit: Unit, ignore: tuple[str, ...] = ()) -> list[tuple[Any,
+                                                                                          float]]:
+    """The zones of a base that touches nothing (F_r): a legal, gap-free subset of the free
+    space, so paths in it bound the shortest legal length from above."""
+    c = unit.gap_clearance / 2
+    g = max(base_radius(unit) - c, 0.0)
+    return [(z, d + g) for z, d in zones(bf, unit, ignore)]
+
+
+def base_is_legal(bf: Battlefield, unit: Unit, pts, ignore: tuple[str, ...] = (),
+                  tol: float = 1e-6) -> tuple[bool, str]:
+    """The swept-base reference (GEOMETRY-RULES §6, revised): at every sample the real disc
+    base overlaps no obstacle material, or the material under it is in two or more separate
+    parts and the centre keeps c from everything. Material: terrain cores, tops' edges, model
+    bases (discs of 1024 sides; ovals are polygons of 512)."""
+    c = unit.gap_clearance / 2
+    r = base_radius(unit)
+    mats = []
+    for z, d in zones(bf, unit, ignore):
+        if isinstance(z, OvalZone):
+            mats.append(z.e.polygon(512))
+        elif d > c + 1e-12:
+            mats.append(z.buffer(d - c, quad_segs=256))
+        else:
+            mats.append(z)
+    if not mats:
+        return True, "ok"
+    material = shapely.union_all(mats)
+    shapely.prepare(material)
+    for x in np.asarray(pts, dtype=float).reshape(-1, 2):
+        p = Point(x)
+        d = material.distance(p)
+        if d >= r - tol:
+            continue
+        if d < c - tol:
+            return False, f"centre {tuple(x)} is {d:.6f} from an obstacle (needs {c})"
+        if r <= c:
+            continue
+        under = p.buffer(r - tol, quad_segs=256).intersection(material)
+        if shapely.get_num_geometries(under) < 2 or under.geom_type in ("Polygon", "LineString"):
+            return False, f"base at {tuple(x)} overlaps one obstacle part ({d:.6f} < r {r:.4f})"
+    return True, "ok"
+
+
+def path_samples(path, step: float = 0.01) -> np.ndarray:
+    out = []
+    for pc in path.pieces:
+        if hasattr(pc, "a"):
+            n = max(2, int(math.dist(pc.a, pc.b) / step) + 2)
+            t = np.linspace(0, 1, n)[:, None]
+            out.append(np.array(pc.a) + t * (np.array(pc.b) - np.array(pc.a)))
+        else:
+            n = max(8, int(abs(pc.sweep) * pc.radius / step) + 2)
+            th = pc.start + pc.sweep * np.linspace(0, 1, n + 1)
+            out.append(np.column_stack((pc.centre[0] + pc.radius * np.cos(th),
+                                        pc.centre[1] + pc.radius * np.sin(th))))
+    return np.vstack(out) if out else np.zeros((0, 2))
 
 
 def path_is_legal(bf: Battlefield, unit: Unit, path, ignore: tuple[str, ...] = (),
                   tol: float = 1e-6) -> tuple[bool, str]:
+    """A path checked against the revised rule by sweeping the real base along it
+    (`base_is_legal`) at 0.01" steps, after the old centre-clearance checks."""
+    if not path.flying:
+        ok, why = base_is_legal(bf, unit, path_samples(path), ignore, tol)
+        if not ok:
+            return ok, why
     zs = zones(bf, unit, ignore)
     x0, y0, x1, y1 = table_box(bf, unit)
     samples = []
@@ -150,8 +220,9 @@ def path_is_legal(bf: Battlefield, unit: Unit, path, ignore: tuple[str, ...] = (
 def grid_path_length(bf: Battlefield, unit: Unit, start, goal, h: float = 0.1,
                      window: tuple[float, float, float, float] | None = None,
                      ignore: tuple[str, ...] = ()) -> float | None:
-    """8-neighbour grid Dijkstra; start and goal joined to every grid node within 1.5 h."""
-    zs = zones(bf, unit, ignore)
+    """8-neighbour grid Dijkstra; start and goal joined to every grid node within 1.5 h. The
+    grid keeps the whole base off everything (`base_zones`): an upper bound."""
+    zs = base_zones(bf, unit, ignore)
     x0, y0, x1, y1 = window or table_box(bf, unit)
     bx0, by0, bx1, by1 = table_box(bf, unit)
     x0, y0, x1, y1 = max(x0, bx0), max(y0, by0), min(x1, bx1), min(y1, by1)
@@ -211,7 +282,9 @@ def visibility_path_length(bf: Battlefield, unit: Unit, start, goal, *, outer: b
     bound of the true shortest length); outer=False: inscribed polygons (a lower bound).
     """
     k = 1 / math.cos(math.pi / (4 * quad_segs)) if outer else 1.0
-    zs = zones(bf, unit)
+    # outer: the base off everything (F_r, a legal subset); inner: the centre rule alone
+    # (a superset of the free space): bounds from above and below under the revised rule
+    zs = base_zones(bf, unit) if outer else zones(bf, unit)
     if any(isinstance(z, OvalZone) for z, _ in zs):
         raise NotImplementedError("oval bases: use path_is_legal and the certified bound")
     polys = [z.buffer(d * k, quad_segs=quad_segs) for z, d in zs]

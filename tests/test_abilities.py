@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from geom.model import ABILITIES, LARGE, RAPTOR_VARIANT, SQUADRON, STRUCTURE
+from geom.model import ABILITIES, LARGE, METABOLIC_BOOST, RAPTOR_VARIANT, SQUADRON, STRUCTURE
 from scenario import catalogue
 from scenario.abilities import INFO, parse_ability
 from tmg.cli import main
@@ -29,6 +29,12 @@ SQUADRON_CARDS = {
     "raptor-zergling": 2948, "swarmling-zergling": 2999, "ravager": 3045, "stalker": 3546,
 }
 RAPTOR_CARDS = {"kerrigan-swarm-raptor-zergling": 2618, "raptor-zergling": 2950}
+# card -> rulebook line of its "대사 촉진" (Metabolic Boost) ability: the three cards the rulebook
+# search for "대사 촉진" finds; the official export and the community file list it on the same
+# three (Zergling, Raptor, Swarmling), not on Kerrigan's Swarm Raptors
+METABOLIC_CARDS = {"zergling": 2903, "raptor-zergling": 2958, "swarmling-zergling": 3009}
+METABOLIC_TEXT = ("대사 촉진활성1 BM 이 유닛의 돌격 거리를 정할 때 D6 대신 2D6을 굴려 높은 결과를 "
+                  "유닛의 속도 능력치에 더합니다.")
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +100,18 @@ def test_structure_cards_and_the_disagreement_over_pylon_and_omega_worm(units):
         assert u["structure"] is (STRUCTURE in u["abilities"]), u["id"]
 
 
+def test_8_7_7_metabolic_boost_cards(units):
+    have = {uid for uid, u in units.items() if METABOLIC_BOOST in u["abilities"]}
+    assert have == set(METABOLIC_CARDS)
+    for uid, line in METABOLIC_CARDS.items():
+        src = units[uid]["ability_sources"][METABOLIC_BOOST]
+        assert src["source"] == "rulebook" and src["rulebook_line"] == line, uid
+        assert src["card_text"] == METABOLIC_TEXT and src["name_ko"] == "대사 촉진", uid
+        lo, hi = card_range(units, uid)
+        assert lo < line < hi, (uid, "the line lies on the card")
+    assert parse_ability("대사 촉진") == METABOLIC_BOOST == parse_ability("Metabolic Boost")
+
+
 def test_every_ability_is_known_sourced_and_quoted(units):
     for uid, u in units.items():
         assert set(u["abilities"]) <= set(ABILITIES), uid
@@ -146,7 +164,7 @@ def test_zergling_card_squadron_reaches_the_unit(tmp_path):
     ('type = "marine"\nabilities = ["편대"]', frozenset({SQUADRON})),
     ('type = "marine"\nabilities = ["Squadron", "large"]', frozenset({SQUADRON, LARGE})),
     ('type = "siege-tank"\nlarge = false', frozenset()),
-    ('type = "zergling"\nlarge = true', frozenset({SQUADRON, LARGE})),
+    ('type = "zergling"\nlarge = true', frozenset({SQUADRON, LARGE, METABOLIC_BOOST})),
     ('size = 1\nbase_mm = 32\nabilities = ["raptor-variant", "squadron"]',
      frozenset({SQUADRON, RAPTOR_VARIANT})),
 ])
@@ -172,7 +190,9 @@ def test_units_command_shows_abilities_with_their_source(capsys):
     assert main(["units", "raptor-zergling", "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
     by = {a["id"]: a for a in r["abilities"]}
-    assert set(by) == {SQUADRON, RAPTOR_VARIANT}
+    assert set(by) == {SQUADRON, RAPTOR_VARIANT, METABOLIC_BOOST}
+    assert by[METABOLIC_BOOST]["rulebook_line"] == 2958 and "--metabolic-boost" in \
+        by[METABOLIC_BOOST]["applied"]
     assert by[SQUADRON]["rulebook_line"] == 2948 and by[SQUADRON]["card_text"] == SQUADRON_TEXT
     assert by[RAPTOR_VARIANT]["name_ko"] == "랩터 변종" and by[RAPTOR_VARIANT]["applied"]
     assert main(["units", "raptor-zergling"]) == 0

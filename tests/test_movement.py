@@ -147,14 +147,16 @@ def test_flying_moves_point_to_point() -> None:
 
 
 def test_table_edge_is_an_obstacle() -> None:
-    """The table edge is one side of a gap: a wall 0.8" from the edge closes the way."""
+    """The table edge makes no gap (GEOMETRY-RULES §6 revised): the whole base stays on the
+    table, so a wall 1.2" from the edge closes the way for a 32 mm (1.26") base and 1.3"
+    leaves it room (was: 0.8" closed, 1.2" open under the old centre rule)."""
     u = mk_unit("marines", "red", [(4, 2)])
-    for lo, passes in ((0.8, False), (1.2, True)):
+    for lo, passes in ((1.2, False), (1.3, True)):
         bf = Battlefield(Table(20, 12), (TerrainPiece("w", 3, box(10, lo, 11, 12)),), (u,))
         p = mv.shortest_path(bf, u, (4, 2), (16, 2))
         assert (p is not None) is passes
         if p is not None:
-            assert min(y for _, y in p.points) >= 0.5 - 1e-9
+            assert min(y for _, y in p.points) >= 32 / 25.4 / 2 - 1e-9
 
 
 def test_start_and_end_inside_a_clearance_zone_are_joined_by_a_straight_step() -> None:
@@ -464,8 +466,13 @@ def region_brute_force(nav: mv.Navigator, s: tuple[float, float], region: Polygo
     b = region.boundary
     pts += [b.interpolate(t, normalized=True).coords[0] for t in np.linspace(0, 1, 200)]
     best = math.inf
+    fs = nav.fs
     for q in pts:
-        if nav.fs.points_clear(np.array([q]))[0]:
+        # only region points off every base zone: `path_to_region` does not end a path inside
+        # a gap (docs/movement.md, known limits: legal, possibly longer there)
+        off = (not fs.two_clearances or bool(np.all(
+            shapely.distance(SPoint(q), fs.cores) >= fs.rho_r - 1e-9)))
+        if off and fs.points_clear(np.array([q]))[0]:
             p = nav.shortest_path(s, q)
             if p is not None:
                 best = min(best, p.length)

@@ -169,6 +169,35 @@ def test_base_overlap_and_off_table_are_read_and_judged():
     assert failure(off, "m2", "8.5.3")["excess"] == pytest.approx(R - 0.5, abs=1e-6)
 
 
+def seg_len(f):
+    (x1, y1), (x2, y2) = f["witness"]["segment"]
+    return math.hypot(x2 - x1, y2 - y1)
+
+
+def test_each_failure_carries_a_witness_that_measures_it():
+    """The witness segment's length is the distance the verdict measures (coherency: leader's
+    base to the far side of the model's; engagement: the gap; overlaps and the edge: the depth)."""
+    coh = failure(judged({"m1": (13.0, 10.0), "m2": (16.25, 10.0)}), "m2", "4.4")
+    assert seg_len(coh) == pytest.approx(3.25, abs=1e-6)
+    assert coh["witness"]["segment"][1] == pytest.approx([16.25 + R, 10.0])
+    wall = failure(judged({"m1": (17.0, 10.0), "m2": (20 - R + 0.3, 10.0)},
+                          before={"m1": (14, 11), "m2": (10, 30)}), "m2", "8.5.3")
+    assert seg_len(wall) == pytest.approx(wall["excess"], abs=1e-6)
+    assert wall["witness"]["segment"][0] == pytest.approx([20.0, 10.0])
+    over = failure(judged({"m1": (13.0, 10.0), "m2": (13.0 + 2 * R - 0.25, 10.0)}), "m2", "8.5.3")
+    assert seg_len(over) == pytest.approx(0.25, abs=1e-6)
+    off = failure(judged({"m1": (12.0, 2.0), "m2": (12.0, 0.5)},
+                         before={"m1": (10, 3), "m2": (10, 30)}), "m2", "8.5.3")
+    assert sum(off["witness"]["segment"], []) == pytest.approx([12.0, 0.0, 12.0, 0.5 - R], abs=1e-6)
+    rr = table([ENEMY]).unit("roach").models[0].base.a
+    y = 25 - rr - R - 0.5
+    eng = failure(judged({"m1": (28, y - 1), "m2": (30, y)}, before={"m1": (26, y - 2),
+                                                                     "m2": (10, 30)}), "m2", "7.2")
+    assert seg_len(eng) == pytest.approx(0.5, abs=1e-6)
+    far = failure(judged({"m1": (14.5, 10.0), "m2": (14.0, 12.0)}), "m1", "8.5.3")
+    assert far["witness"]["path"][0] == [10.0, 10.0] and far["witness"]["path"][-1] == [14.5, 10]
+
+
 def test_engine_proposals_pass_and_0001_past_fails_for_each_model():
     """Every placement the engine proposes is accepted; pushing any model 0.001" beyond the
     coherency distance is rejected naming that model."""
@@ -344,3 +373,37 @@ def test_ten_zerglings_on_standard_1_engine_move_passes_check(tmp_path, run_tmg)
     assert r["destroys_grass"]  # the shrubs the placed models end on
     chk = run_tmg("check", ex, str(out), "--action", "move", "--json")
     assert chk["legal"] and chk["units"][0]["leading"] == "1"
+
+
+# --------------------------------------------------------------------------- the picture
+
+def test_render_check_before_after_draws_both_tables_and_every_witness(tmp_path, run_tmg,
+                                                                       capsys):
+    """`tmg render --check BEFORE AFTER` (and the older `tmg render BEFORE --check AFTER`): the
+    table as the player left it (solid bases), BEFORE faint, the failing model ringed and each
+    failure's witness drawn (here m3: in the wall, 3.413" from its leader)."""
+    from viewer.overlays import Check
+    from viewer.scene import build_scene
+
+    ex = "examples/move-coherency.toml"
+    text = open(ex).read()
+    for a, b in (("[9, 6]", "[7, 9]"), ("[9, 7.5]", "[7, 10.5]"), ("[11, 6]", "[10.4, 8.7]")):
+        text = text.replace(a, b)
+    after = tmp_path / "after.toml"
+    after.write_text(text)
+    before_bf, after_bf = scenario.load(ex), scenario.load(str(after), tolerant=True)
+    verdict = judge.check(before_bf, after_bf)
+    scene = build_scene(after_bf, [Check(after_bf, verdict, before=before_bf)])
+    marks = {p.mark.key for p in scene.prims if getattr(p, "mark", None) is not None}
+    assert {"check:before", "check:fail", "check:witness"} <= marks
+    segs = [p.points for p in scene.prims if getattr(p, "mark", None) is not None
+            and p.mark.key == "check:witness"]
+    assert sorted(round(math.dist(*s), 3) for s in segs) == [0.43, 3.413]
+    new = run_tmg("render", "--check", ex, str(after), "-o", str(tmp_path / "a.svg"), "--json")
+    old = run_tmg("render", ex, "--check", str(after), "-o", str(tmp_path / "b.svg"), "--json")
+    assert new["info"] == old["info"] and any("NOT LEGAL" in i for i in new["info"])
+    svg = (tmp_path / "a.svg").read_text()
+    assert svg == (tmp_path / "b.svg").read_text()
+    assert "where it stood before" in svg and "witness: what the failure measures" in svg
+    assert main(["render", "--check", ex, "-o", str(tmp_path / "c.svg")]) == 2
+    assert "--check takes BEFORE AFTER" in capsys.readouterr().err

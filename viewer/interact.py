@@ -316,7 +316,7 @@ class Viewer:
             self.message = f"Cannot check: {exc}"
             return
         self.results = [r for r in self.results if not isinstance(r, ov.Check)]
-        self.results.append(ov.Check(self.bf, verdict))
+        self.results.append(ov.Check(self.bf, verdict, before=self.edit_before))
         self.message = f"Check: {'LEGAL' if verdict['legal'] else 'NOT LEGAL'} — {verdict['reason']}"
         self.invalidate()
 

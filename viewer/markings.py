@@ -107,6 +107,9 @@ COHERENCY_GAP = _m("coherency:gap", "dash", st.COHERENCY_BAD,
                    "nearest link, too long or blocked")
 REACH = _m("reach", "fill", st.REACH_FILL, "reach (leader's centre)", st.REACH_EDGE)
 PATH = _m("path", "line", st.PATH, "leading model's path")
+SWEPT = _m("path:swept", "outline", st.with_alpha(st.PATH, 90),
+           "swept base along the path (off every obstacle except in a gap)")
+GAP = _m("path:gap", "line", st.GAP_MARK, "gap the base squeezes through, with its width (§4.6)")
 ILLEGAL_PATH = _m("path:illegal", "dash", st.ILLEGAL, "path of a move that is not legal")
 END = _m("end", "dashring", st.PATH, "end position (base)")
 ILLEGAL_END = _m("end:illegal", "dashring", st.ILLEGAL, "asked end position, not legal")
@@ -122,14 +125,19 @@ GONE = _m("terrain:gone", "outline", st.GONE,
           "destroyed by this move (gone)", st.GRASS_FILL)
 PROBLEM = _m("edit:problem", "ring", st.PROBLEM, "placement refused by the checks")
 DRAGGED = _m("edit:drag", "dashring", st.DRAG, "being moved (release to place)")
+BEFORE = _m("check:before", "dashring", st.BEFORE, "where it stood before (BEFORE)")
+CHECK_FAIL = _m("check:fail", "ring", st.CHECK_FAIL, "declared end that breaks a rule (AFTER)")
+WITNESS = _m("check:witness", "line", st.ILLEGAL, "witness: what the failure measures")
+FREE_SPOT = _m("check:spot", "dashring", st.FREE_SPOT_C, "a free legal spot it could have had")
 
 ALL: tuple[Marking, ...] = (
     RED_ZONE, BLUE_ZONE, RED_EDGE, BLUE_EDGE, *SIZE.values(), GRASS, TOKEN, FORCE_FIELD,
     RAISED_TOP, OPENING, ACCESS, MARKER, *MODELS.values(), *BURROWED.values(), FLYING, LEADER,
     ASKED, TAPE, SIGHT_LINE, NO_SIGHT, BLOCKING, PASSED_BY, ENGAGEMENT_RANGE, ENGAGED_PAIR,
     TEMPLATE, TEMPLATE_HIT, TEMPLATE_MISS, COHERENCY_LINK, COHERENCY_RANGE, COHERENCY_FAIL,
-    COHERENCY_GAP, REACH, PATH, ILLEGAL_PATH, END, ILLEGAL_END, CHARGE_ENDS, REACH_OF, REACHED,
-    FIGHTING, SUPPORTING, CASUALTY, DESTROYED, GONE, PROBLEM, DRAGGED)
+    COHERENCY_GAP, REACH, PATH, SWEPT, GAP, ILLEGAL_PATH, END, ILLEGAL_END, CHARGE_ENDS, REACH_OF,
+    REACHED, FIGHTING, SUPPORTING, CASUALTY, DESTROYED, GONE, PROBLEM, DRAGGED, BEFORE, CHECK_FAIL,
+    WITNESS, FREE_SPOT)
 
 _RANK = {m.key: i for i, m in enumerate(ALL)}
 #: markings of the table itself (everything before the answers)

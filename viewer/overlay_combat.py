@@ -13,7 +13,7 @@ from geom.model import Battlefield, Model
 from . import markings as mk
 from . import style as st
 from .overlay_base import Highlight, cross, dot, ghost
-from .overlay_move import gone_prims, gone_words, path_prims
+from .overlay_move import gap_prims, gone_prims, gone_words, path_prims
 from .overlay_sight import engaged_pair_prims
 from .scene import L_OVER, L_OVER_TEXT, OverlayLayer, Prim, Text
 
@@ -91,7 +91,11 @@ class Disengage:
         ans = cc.disengage(bf, u)
         prims: list[Prim] = []
         if ans.path:
-            prims += path_prims(ans.path, "disengage:path")
+            lead = by_id.get(ans.leading or "")
+            prims += path_prims(ans.path, "disengage:path",
+                                radius=lead.base.a if lead is not None else 0.0)
+            if lead is not None:
+                prims += gap_prims(bf, lead, ans.path, "disengage:path")
         if ans.end is not None and ans.leading is not None:
             prims += ghost(by_id[ans.leading], ans.end, "disengage:end")
         for mid, at in ans.positions.items():

@@ -8,12 +8,25 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from shapely.geometry import Point as SPoint
+
 from geom.model import Battlefield, Model
 
 from . import markings as mk
 from . import style as st
 from .overlay_base import Highlight, base_ring, ghost
-from .scene import L_OVER, L_UNDER, Area, OverlayLayer, Point, Prim, Stroke, outline
+from .scene import (
+    L_OVER,
+    L_OVER_TEXT,
+    L_UNDER,
+    Area,
+    OverlayLayer,
+    Point,
+    Prim,
+    Stroke,
+    Text,
+    outline,
+)
 
 # --------------------------------------------------------------------------- coherency
 
@@ -127,15 +140,40 @@ def gone_words(bf: Battlefield, grass: Iterable[str], removed: Iterable[str]) ->
     return [f"    gone for the end (dashed orange): {', '.join(names)}"] if names else []
 
 
-def path_prims(points: object, tag: str, ok: bool = True) -> list[Prim]:
-    """The leading model's path (solid), or the path of a move that is not legal (dashed)."""
+def path_prims(points: object, tag: str, ok: bool = True, radius: float = 0.0) -> list[Prim]:
+    """The leading model's path (solid), or the path of a move that is not legal (dashed).
+    With `radius`, the outline of the base swept along it, faint (§4.6: the base stays off
+    every obstacle except in a gap; a judge sees that it clears the wall)."""
     pts = tuple((float(p[0]), float(p[1])) for p in points)  # type: ignore[attr-defined]
     if len(pts) < 2:
         return []
+    if radius > 0:
+        from shapely.geometry import LineString
+
+        swept = LineString(pts).buffer(radius, quad_segs=32)
+        return [*outline(swept, st.with_alpha(st.PATH, 90), 1.2, L_UNDER, tag=f"{tag}:swept",
+                         mark=mk.SWEPT), *path_prims(pts, tag, ok)]
     if ok:
         return [Stroke(pts, st.PATH, st.OVERLAY_WIDTH, L_OVER, tag=tag, mark=mk.PATH)]
     return [Stroke(pts, st.ILLEGAL, st.OVERLAY_WIDTH, L_OVER, dash=8, tag=tag,
                    mark=mk.ILLEGAL_PATH)]
+
+
+def gap_prims(bf: Battlefield, model: Model, points: object, tag: str) -> list[Prim]:
+    """Each gap the path squeezes through (§4.6: the base overlaps both sides there): the
+    narrowest line across it and its width, so a judge sees why the base may pass."""
+    from geom import movement
+
+    pts = [(float(p[0]), float(p[1])) for p in points]  # type: ignore[attr-defined]
+    prims: list[Prim] = []
+    for g in movement.gaps_on_path(bf, bf.unit(model.unit), pts):
+        prims.append(Stroke((g.a, g.b), st.GAP_MARK, 3.0, L_OVER, tag=f"{tag}:gap",
+                            mark=mk.GAP))
+        mid = ((g.a[0] + g.b[0]) / 2, (g.a[1] + g.b[1]) / 2)
+        prims.append(Text(mid, f'gap {g.width:.2f}"', 15, st.GAP_MARK, L_OVER_TEXT,
+                          offset=(0, -18), bold=True, movable=True, tag=f"{tag}:gap",
+                          mark=mk.GAP))
+    return prims
 
 
 @dataclass(frozen=True)
@@ -154,7 +192,8 @@ class Move:
         ok = bool(chk.verdict.ok)
         prims: list[Prim] = []
         if chk.path is not None:
-            prims += path_prims(chk.path.points, "move:path", ok)
+            prims += path_prims(chk.path.points, "move:path", ok, self.model.base.a)
+            prims += gap_prims(bf, self.model, chk.path.points, "move:path")
         prims += ghost(self.model, self.to, "move:end", mk.END if ok else mk.ILLEGAL_END)
         prims += Highlight((self.model,)).build(bf).prims
         allow = f' (allowance {self.allowance:g}")' if self.allowance is not None else ""
@@ -223,7 +262,8 @@ class Charge:
                 info.append(f'Roll {self.roll}: charge distance {dist:g}" — '
                             + ("the charge SUCCEEDS" if ok else "the charge FAILS"))
         if ans.path:
-            prims += path_prims(ans.path, "charge:path")
+            prims += path_prims(ans.path, "charge:path", radius=lead.base.a)
+            prims += gap_prims(bf, lead, ans.path, "charge:path")
         if ans.end is not None:
             prims += ghost(lead, ans.end, "charge:end")
         if ans.possible:
@@ -237,28 +277,67 @@ class Charge:
 
 @dataclass(frozen=True, eq=False)  # the verdict is a dict: overlays are cached by identity
 class Check:
-    """A judge's check (GEOMETRY-RULES §14, `geom.judge`): the table before (the scene), each
-    changed unit's declared ends (dashed rings: blue legal, red where a rule fails), the leader's
-    path and every failure as a line of the legend."""
+    """A judge's check (GEOMETRY-RULES §14, `geom.judge`), drawn on the table as the player
+    left it (AFTER: its bases solid): where each changed unit's models stood before (faint
+    dashed rings, given `before`), the models that break a rule ringed red, the leader's path,
+    and every failure's witness — the segment it measures (with its excess), the leader's path,
+    or the free spot a model could have had — besides a line of the legend each."""
 
     after: Battlefield
     verdict: dict  # type: ignore[type-arg]  # `geom.judge.check`'s answer
+    before: Battlefield | None = None
 
     def build(self, bf: Battlefield) -> OverlayLayer:
         prims: list[Prim] = []
         info = [f"Check: {'LEGAL' if self.verdict['legal'] else 'NOT LEGAL'} — "
                 f"{self.verdict['reason']}"]
         for u in self.verdict["units"]:
-            ua = self.after.unit(u["unit"])
+            tag = f"check:{u['unit']}"
+            if self.before is not None:
+                was = [m for v in (*self.before.units, *self.before.reserves)
+                       if v.id == u["unit"] for m in v.models]
+                for m in was:
+                    prims += outline(m.ellipse.polygon(64), st.with_alpha(st.NOT_AFFECTED, 200),
+                                     1.6, L_OVER, dash=4, tag=f"{tag}/{m.id}:before",
+                                     mark=mk.BEFORE)
+            ua = next((v for v in self.after.units if v.id == u["unit"]), None)
             bad = {f["model"] for f in u["failures"]}
-            for m in ua.models:
-                ok = m.id not in bad
-                prims += ghost(m, m.at, f"check:{u['unit']}/{m.id}",
-                               mk.END if ok else mk.ILLEGAL_END)
+            for m in ua.models if ua is not None else ():
+                if m.id in bad:
+                    prims += base_ring(m, 0.06, st.ILLEGAL, 2.5, f"{tag}/{m.id}", mk.CHECK_FAIL)
             if u.get("path"):
-                prims += path_prims(u["path"], f"check:{u['unit']}:path", bool(u["legal"]))
-            for f in u["failures"]:
+                prims += path_prims(u["path"], f"{tag}:path", bool(u["legal"]))
+            for k, f in enumerate(u["failures"]):
                 ex = f' ({f["excess"]:.3f}" beyond)' if f["excess"] is not None else ""
                 info.append(f"    {u['unit']}/{f['model'] or '-'}: {f['reason']} "
                             f"[{f['rule']}]{ex}")
+                who = next((x for x in (ua.models if ua is not None else ())
+                            if x.id == f["model"]), None)
+                prims += witness_prims(f, f"{tag}:witness:{k}", who)
         return OverlayLayer(prims, [], info)
+
+
+def witness_prims(f: dict, tag: str,  # type: ignore[type-arg]
+                  m: Model | None = None) -> list[Prim]:
+    """One failure's witness (`geom.judge`): a segment (its excess written beside it), a path,
+    a free spot (the model's base there, dashed, when the model is known), or the ends a path
+    could not join."""
+    w = f.get("witness") or {}
+    out: list[Prim] = []
+    if "segment" in w:
+        (x1, y1), (x2, y2) = w["segment"]
+        out.append(Stroke(((x1, y1), (x2, y2)), st.ILLEGAL, 3.0, L_OVER, tag=tag,
+                          mark=mk.WITNESS))
+        if f.get("excess") is not None:
+            out.append(Text(((x1 + x2) / 2, (y1 + y2) / 2), f'{f["excess"]:.3f}"', 13,
+                            st.ILLEGAL, offset=(0, -14), movable=True, tag=tag))
+    if "path" in w:
+        out += path_prims(w["path"], tag, False)
+    if "from" in w and "to" in w:
+        out += path_prims([w["from"], w["to"]], tag, False)
+    if "point" in w:
+        x, y = w["point"]
+        spot = m.moved_to((x, y)).ellipse.polygon(64) if m is not None else \
+            SPoint(x, y).buffer(0.12, quad_segs=8)
+        out += list(outline(spot, st.PATH, 2.0, L_OVER, dash=5, tag=tag, mark=mk.FREE_SPOT))
+    return out

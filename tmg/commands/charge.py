@@ -1,4 +1,5 @@
-"""`tmg charge FILE UNIT --targets T1[,T2…] [--modifier M] [--leading MODEL]` (§8.7.7)."""
+"""`tmg charge FILE UNIT --targets T1[,T2…] [--modifier M] [--leading MODEL] [--roll D6]
+[--metabolic-boost]` (§8.7.7; Metabolic Boost "대사 촉진" on the Zergling cards)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,11 @@ def register(sub: Any) -> argparse.ArgumentParser:
                    help="leading model id (default: the unit's leading model, or the best one)")
     p.add_argument("--roll", type=int, choices=range(1, 7), metavar="D6",
                    help="the D6 rolled: does it succeed, and where does the charge end with "
-                        "that distance (base contact when it reaches)")
+                        "that distance (base contact when it reaches); with "
+                        "--metabolic-boost, the higher of the two dice")
+    p.add_argument("--metabolic-boost", action="store_true",
+                   help="use the unit's Metabolic Boost (대사 촉진, an Active ability on its "
+                        "card): roll 2D6 for the charge distance, the higher counts")
     add_save(p, "the charge (with --roll, on that roll; else on its smallest successful roll)")
     p.set_defaults(run=run, text=text)
     return p
@@ -46,10 +51,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise TmgError("--targets needs at least one unit id", file=args.file)
     try:
         answer = charge(bf, args.unit, targets, args.modifier, leading=args.leading,
-                        roll=args.roll)
+                        roll=args.roll, metabolic_boost=args.metabolic_boost)
     except TmgError as exc:
+        field = "--metabolic-boost" if exc.field == "metabolic_boost" else exc.field
         raise TmgError(exc.detail, file=args.file, obj=exc.obj or args.unit,
-                       field=exc.field) from None
+                       field=field) from None
     out = answer.as_dict()
     out.setdefault("destroys_grass", [])
     out.setdefault("removed", [])
@@ -91,9 +97,12 @@ def _path_words(r: dict[str, Any]) -> str:
 
 def text(r: dict[str, Any]) -> str:
     head = f'{r["unit"]} charges {", ".join(r["targets"])}: '
+    boost = r.get("metabolic_boost")
     if r["possible"]:
         n = len(r.get("successes", []))
-        head += f'succeeds on {r["min_roll"]}+ ({n} in 6, probability {r["probability"]:.3f})'
+        odds = (f"the higher of 2D6 (Metabolic Boost), {round(r['probability'] * 36)} in 36"
+                if boost else f"{n} in 6")
+        head += f'succeeds on {r["min_roll"]}+ ({odds}, probability {r["probability"]:.3f})'
     else:
         head += "impossible"
     if r["possible"]:
@@ -104,15 +113,18 @@ def text(r: dict[str, Any]) -> str:
         shown = f'{round(dist)}"' if abs(dist - round(dist)) <= 1e-6 else f'{dist:.3f}"'
         why = (f'  the shortest legal path for {r["unit"]}/{r.get("leading")} to an end engaged '
                f'with {", ".join(r["targets"])} is {shown}; the charge distance is '
-               f'Speed {r["speed"]:g} + D6{sign} ({r["rule"]})')
+               f'Speed {r["speed"]:g} + {"the higher of 2D6" if boost else "D6"}{sign} '
+               f'({r["rule"]})')
     else:
         why = f'  {r["reason"]} ({r["rule"]})'
     lines = [head, why]
-    if "roll" in r:
-        lines.append(f'  rolled {r["roll"]}: charge distance {r["roll_distance"]:g}" — '
+    if "roll" in r and r.get("roll_distance") is not None:
+        lines.append(f'  rolled {r["roll"]}{" (the higher die)" if boost else ""}: charge '
+                     f'distance {r["roll_distance"]:g}" — '
                      + ("the charge SUCCEEDS" if r["roll_succeeds"] else
-                        "the charge FAILS: the unit does not move (8.7.7 step 3); the end "
-                        "below is that of the smallest successful roll"))
+                        "the charge FAILS: the unit does not move (8.7.7 step 3)"
+                        + ("; the end below is that of the smallest successful roll"
+                           if r.get("end") is not None else "")))
     if r.get("uncertain_rolls"):
         low, high = r.get("distance_bounds", [None, None])
         lines.append(f'  not decided for roll(s) {", ".join(map(str, r["uncertain_rolls"]))}: '

@@ -14,6 +14,8 @@ from geom.close_combat import (
     can_close_ranks,
     removal_order,
 )
+from geom.close_ranks import place_close_ranks
+from geom.coherency import coherency
 
 from . import about
 from ._common import add_file, load, resolve_unit
@@ -54,6 +56,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
              "rule": cr.rule, "reason": cr.reason,
              "destroys_grass": cr.details.get("destroys_grass", []) if cr.ok else [],
              "removed": cr.details.get("removed", []) if cr.ok else []}
+    if path:  # §8.8.1 step 1: the rest of the unit is re-placed round the leader
+        placed = place_close_ranks(bf, u, cr.details["leading"], tuple(path[-1]))
+        close.update(placed.refs(u.id))
+    else:
+        close.update({"positions": {m.ref: list(m.at) for m in u.models}, "casualties": [],
+                      "in_coherency": coherency(bf, u).ok})
     if "leaders_tried" in cr.details:
         close["leaders_tried"] = {ref(m): v for m, v in cr.details["leaders_tried"].items()}
         close["leaders_skipped"] = [ref(m) for m in cr.details.get("leaders_skipped", [])]

@@ -32,10 +32,14 @@ def register(sub: Any) -> argparse.ArgumentParser:
                    help="the picture (PNG or SVG, by the extension)")
     p.add_argument("--width", type=int, default=1600, metavar="PX",
                    help="picture width in pixels (default 1600)")
-    p.add_argument("--check", metavar="AFTER",
-                   help="a judge's check: FILE is the table before, AFTER where the player put "
-                        "the unit(s); draws the declared ends, the leader's path and every "
-                        "failure (tmg check)")
+    for a in p._actions:  # `tmg render --check BEFORE AFTER` needs no FILE
+        if a.dest == "file":
+            a.nargs, a.default = "?", None
+    p.add_argument("--check", nargs="+", metavar="FILE",
+                   help="a judge's check (tmg check): --check BEFORE AFTER, or FILE --check "
+                        "AFTER with FILE the table before; draws the table as the player left "
+                        "it (AFTER, solid bases), where the models stood (BEFORE, faint), the "
+                        "leader's path and every failure with its witness")
     c = p.add_argument_group("close-up")
     c.add_argument("--around", metavar="REF|X,Y",
                    help="a close-up around a model, unit, marker/N, terrain/ID or point, with "
@@ -83,6 +87,26 @@ def closeup_box(bf: Any, args: argparse.Namespace) -> tuple[float, float, float,
     return picture.around(bf.table, tuple(bounds), radius)
 
 
+def check_files(args: argparse.Namespace) -> str | None:
+    """`--check BEFORE AFTER` (no FILE) or `FILE --check AFTER`: sets args.file to BEFORE and
+    returns AFTER (None: no check)."""
+    files = getattr(args, "check", None)
+    if isinstance(files, str):  # a caller that passes one AFTER (the service, the old form)
+        files = [files]
+    if not files:
+        if args.file is None:
+            raise TmgError("give a LAYOUT_OR_SCENARIO to draw (or --check BEFORE AFTER)")
+        return None
+    if len(files) == 2 and args.file is None:
+        args.file = files[0]
+        return str(files[1])
+    if len(files) == 1 and args.file is not None:
+        return str(files[0])
+    raise TmgError("--check takes BEFORE AFTER (with no LAYOUT_OR_SCENARIO), or one AFTER "
+                   f"after FILE, the table before; got FILE {args.file!r} and --check "
+                   f"{' '.join(files)}", obj="--check")
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from viewer import options, picture
     from viewer.scene import build_scene
@@ -92,17 +116,27 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                        f"got {args.width}")
     if not args.output.lower().endswith(picture.SUFFIXES):
         raise TmgError(f"the output must be a .png or .svg file, got {args.output!r}")
+    after_file = check_files(args)
     bf, shapes = options.load(args.file, args.deployment)
     overlays = options.overlays_from_args(bf, args, shapes)
-    if getattr(args, "check", None):
+    shown = bf
+    if after_file is not None:
         import scenario
         from geom.judge import check
         from viewer.overlays import Check
 
-        after = scenario.load(args.check, tolerant=True)
-        overlays.append(Check(after, check(bf, after)))
+        after = scenario.load(after_file, tolerant=True)
+        try:
+            verdict = check(bf, after)
+        except TmgError as exc:
+            if exc.file is None:
+                raise TmgError(exc.detail, file=after_file, obj=exc.obj,
+                               field=exc.field) from None
+            raise
+        overlays.append(Check(after, verdict, before=bf))
+        shown = after  # the table as the player left it; BEFORE drawn faint by the overlay
     box = closeup_box(bf, args)
-    scene = build_scene(bf, overlays, title=args.title)
+    scene = build_scene(shown, overlays, title=args.title)
     kept = getattr(args, "picture", None)
     if kept is not None:  # the service: the picture in memory, nothing written
         frame = picture_in_memory(scene, args.width, box, kept, args.output[-4:].lower())
