@@ -340,18 +340,23 @@ async function fragment(doc) {
   return b64url(await pipe(raw, new CompressionStream("deflate-raw")));
 }
 async function share() {
-  const box = $("share"); box.hidden = false; $("qr").textContent = "";
+  // The link carries the whole table (#t=); the QR code carries it too when it fits a QR code
+  // a phone reads off a screen, else the server's key of the table (#k=).
+  const box = $("share"); box.hidden = false; $("qr").textContent = ""; $("qr-note").textContent = "";
   const withToken = S.token && confirm("Put the access token in the link?");
   const tok = withToken ? "&token=" + encodeURIComponent(S.token) : "";
-  let url = CFG.public_url + "#t=" + (await fragment(S.doc)) + tok;
+  const url = CFG.public_url + "#t=" + (await fragment(S.doc)) + tok;
+  let qrUrl = url;
   let qr = await fetch("/web/qr", { method: "POST", headers: authHeaders(), body: JSON.stringify({ url }) });
-  if (qr.status === 413) {                 // too big for a QR code: share by key
+  if (qr.status === 413) {                 // too big for a QR code: the QR code goes by key
     const k = await api("web/share", { document: S.doc });
-    url = CFG.public_url + "#k=" + k.key + tok;
-    qr = await fetch("/web/qr", { method: "POST", headers: authHeaders(), body: JSON.stringify({ url }) });
+    qrUrl = CFG.public_url + "#k=" + k.key + tok;
+    qr = await fetch("/web/qr", { method: "POST", headers: authHeaders(), body: JSON.stringify({ url: qrUrl }) });
+    $("qr-note").textContent = "The table is too big for a QR code: the code opens it by its key on this server (" + qrUrl + ").";
   }
-  $("link").value = url; S.shareUrl = url;
+  $("link").value = url; S.shareUrl = url; S.qrUrl = qrUrl;
   if (qr.ok) $("qr").innerHTML = await qr.text();
+  else showError("share", new Error("no QR code: HTTP " + qr.status));
 }
 function authHeaders() {
   const h = { "Content-Type": "application/json" }; if (S.token) h.Authorization = "Bearer " + S.token; return h;
