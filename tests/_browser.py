@@ -106,10 +106,12 @@ def world_to_client(driver: Any, at: tuple[float, float]) -> tuple[float, float]
     return float(x), float(y)
 
 
-def tap(driver: Any, at: tuple[float, float]) -> None:
+def tap(driver: Any, at: tuple[float, float], dx: float = 0.0) -> None:
+    """A tap at a table point (inches), or `dx` CSS pixels right of it."""
     from selenium.webdriver.common.action_chains import ActionChains
 
     x, y = world_to_client(driver, at)
+    x += dx
     chain = ActionChains(driver)
     chain.w3c_actions.pointer_action.move_to_location(round(x), round(y))
     chain.w3c_actions.pointer_action.pointer_down()

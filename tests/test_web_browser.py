@@ -197,3 +197,110 @@ def test_phone_screenshot(driver: Any, server: str) -> None:
         driver.save_screenshot(str(IMG / "web-phone.png"))
     finally:
         B.viewport(driver, 1400, 900)
+
+
+def test_charge_on_a_chosen_roll_and_a_template(driver: Any, server: str) -> None:
+    doc = open_example(driver, server)
+    driver.find_element("css selector", '#tools [data-mode="charge"]').click()
+    from selenium.webdriver.support.select import Select
+
+    Select(driver.find_element("id", "roll")).select_by_visible_text("4")
+    B.tap(driver, model_at(doc, "roaches/1"))
+    B.tap(driver, model_at(doc, "marines-b/1"))
+    B.wait_for(driver, "tmgState.answers.charge")
+    want = httpx.post(server + "/charge", json={"scenario": doc, "unit": "roaches",
+                                                "targets": "marines-b", "roll": 4}).json()
+    assert driver.execute_script("return tmgState.answers.charge") == want
+    assert driver.find_elements("css selector", "#overlay .path.swept")
+    driver.find_element("css selector", '#tools [data-mode="template"]').click()
+    B.tap(driver, model_at(doc, "marines-b/1"))
+    B.tap(driver, model_at(doc, "zerglings-b/1"))
+    B.wait_for(driver, "tmgState.answers.template")
+    want = httpx.post(server + "/template", json={
+        "scenario": doc, "attacker": "marines-b/1", "target": "zerglings-b/1",
+        "blast": True}).json()
+    assert driver.execute_script("return tmgState.answers.template") == want
+    assert driver.find_elements("css selector", "#overlay .template")
+
+
+def test_apply_a_move_check_it_and_undo(driver: Any, server: str) -> None:
+    doc = open_example(driver, server)
+    driver.find_element("css selector", '#tools [data-mode="move"]').click()
+    ref = "marines-b/1"
+    start = model_at(doc, ref)
+    B.drag(driver, start, (start[0] + 1.0, start[1] + 1.5))
+    B.wait_for(driver, "tmgState.answers.move")
+    assert driver.execute_script("return tmgState.answers.move.legal") is True
+    ready = driver.execute_script("return document.body.dataset.ready")
+    driver.find_element("id", "apply").click()
+    B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+    after = driver.execute_script("return tmgState.doc")
+    assert model_at(after, ref) != start
+    driver.find_element("id", "check").click()
+    B.wait_for(driver, "tmgState.answers.check")
+    want = httpx.post(server + "/check", json={"before": doc, "after": after}).json()
+    assert driver.execute_script("return tmgState.answers.check") == want
+    assert want["legal"] is True and want["units"]
+    driver.find_element("id", "markers").click()
+    B.wait_for(driver, "tmgState.answers.markers")
+    want = httpx.post(server + "/markers", json={"scenario": after}).json()
+    assert driver.execute_script("return tmgState.answers.markers") == want
+    ready = driver.execute_script("return document.body.dataset.ready")
+    driver.find_element("id", "undo").click()
+    B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+    assert driver.execute_script("return tmgState.doc") == doc
+
+
+def test_official_layout_add_units_tap_near_remove_and_undo(driver: Any, server: str) -> None:
+    from selenium.webdriver.support.select import Select
+
+    driver.get("about:blank")
+    driver.get(server + "/")
+    B.wait_for(driver, "document.body.dataset.ready")
+    driver.find_element("id", "menu-btn").click()
+    Select(driver.find_element("id", "layout")).select_by_value("standard-2")
+    Select(driver.find_element("id", "card")).select_by_value("gauntlet")
+    ready = driver.execute_script("return document.body.dataset.ready")
+    driver.find_element("id", "load-official").click()
+    B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+    doc = driver.execute_script("return tmgState.doc")
+    assert doc["table"] == {"width": 54, "depth": 36, "layout": "standard-2",
+                            "deployment": "gauntlet"}
+    driver.find_element("css selector", '#tools [data-mode="edit"]').click()
+    for spot, kind, owner in (((27.0, 30.0), "marine", "red"), ((27.0, 6.0), "zergling",
+                                                                    "blue")):
+        B.tap(driver, spot)
+        Select(driver.find_element("id", "utype")).select_by_value(kind)
+        Select(driver.find_element("id", "uowner")).select_by_value(owner)
+        ready = driver.execute_script("return document.body.dataset.ready")
+        driver.find_element("id", "add-unit").click()
+        B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+    doc = driver.execute_script("return tmgState.doc")
+    assert [(u["id"], u["type"], u["owner"]) for u in doc["unit"]] == [
+        ("marine-1", "marine", "red"), ("zergling-1", "zergling", "blue")]
+    # zoomed out, a tap just off a base still takes the model: its hit area is >= 9 mm across
+    driver.execute_script("zoomAt(800, 600, 1 / 1.5)")
+    css_per_inch = driver.execute_script(
+        "return tmgState.tr.scale / document.getElementById('board')"
+        ".getScreenCTM().inverse().a")
+    base_px = 32 / 25.4 / 2 * css_per_inch  # a marine's 32 mm base, radius on screen
+    off = base_px + 4
+    assert off < 9 / 25.4 * 96 / 2  # still inside the 9 mm hit area
+    driver.find_element("css selector", '#tools [data-mode="ask"]').click()
+    B.tap(driver, model_at(doc, "marine-1/1"), dx=off)
+    assert driver.execute_script("return tmgState.sel.map(m => m.ref)") == ["marine-1/1"]
+    B.tap(driver, model_at(doc, "zergling-1/1"))
+    B.wait_for(driver, "tmgState.answers.los")
+    want = httpx.post(server + "/los", json={"scenario": doc, "a": "marine-1/1",
+                                             "b": "zergling-1/1"}).json()
+    assert driver.execute_script("return tmgState.answers.los") == want
+    driver.find_element("css selector", '#tools [data-mode="edit"]').click()
+    B.tap(driver, model_at(doc, "zergling-1/1"))
+    ready = driver.execute_script("return document.body.dataset.ready")
+    driver.find_element("id", "remove").click()
+    B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+    assert [u["id"] for u in driver.execute_script("return tmgState.doc.unit")] == ["marine-1"]
+    ready = driver.execute_script("return document.body.dataset.ready")
+    driver.find_element("id", "undo").click()
+    B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+    assert driver.execute_script("return tmgState.doc") == doc

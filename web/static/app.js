@@ -287,7 +287,7 @@ async function askTemplate(a, b) {
   const body = { attacker: a.ref, target: b.ref }; body[$("tkind").value] = true;
   try {
     const r = await ask("template", body);
-    if (r.template) line([...r.template, r.template[0]], "rgb(214,120,20)", 3);
+    if (r.template) line([...r.template, r.template[0]], "rgb(214,120,20)", 3, { class: "template", fill: "rgba(214,120,20,0.2)" });
     show("template", r);
   } catch (e) { showError("template", e); }
 }
@@ -313,6 +313,15 @@ async function removeModel() {
   if (!u.models.length) d.unit = d.unit.filter((x) => x.id !== m.unit);
   if (u.leading === m.id) delete u.leading;
   await edited(d);
+}
+async function addUnit() {
+  // A new unit of one model of the chosen catalogue type, at the last tapped spot.
+  if (!S.addAt) { hint("tap a free spot of the table first"); return; }
+  const type = $("utype").value, d = clone(S.doc); d.unit = d.unit || [];
+  const ids = new Set(d.unit.map((u) => u.id)); let n = 1;
+  while (ids.has(type + "-" + n)) n++;
+  d.unit.push({ id: type + "-" + n, type, owner: $("uowner").value, models: [{ id: "1", at: S.addAt }] });
+  try { await edited(d); } catch (e) { S.doc = S.undo.pop(); showError("add unit", e); await render(); }
 }
 async function undo() { if (!S.undo.length) return; S.doc = S.undo.pop(); await render(); }
 function download() {
@@ -399,6 +408,10 @@ async function simple(cmd, body) {
 }
 async function init() {
   S.token = sessionStorage.getItem("tmg-token");
+  if (CFG.token_required && !S.token && !location.hash.includes("token=")) {
+    S.token = prompt("This server wants its access token (ask the judge):") || null;
+    if (S.token) sessionStorage.setItem("tmg-token", S.token);
+  }
   const b = $("board");
   b.addEventListener("pointerdown", onDown); b.addEventListener("pointermove", onMove);
   b.addEventListener("pointerup", onUp); b.addEventListener("pointercancel", onUp);
@@ -410,7 +423,7 @@ async function init() {
   document.addEventListener("drop", (e) => { e.preventDefault(); const f = e.dataTransfer.files[0]; if (f) openFile(f); });
   $("download").onclick = download; $("undo").onclick = undo; $("share-btn").onclick = share;
   $("set-before").onclick = () => { S.before = S.doc; hint("this table is now the 'before' of check"); };
-  $("apply").onclick = applyMove; $("add").onclick = addModel; $("remove").onclick = removeModel;
+  $("apply").onclick = applyMove; $("add").onclick = addModel; $("add-unit").onclick = addUnit; $("remove").onclick = removeModel;
   $("markers").onclick = () => simple("markers", { scenario: S.doc });
   $("check").onclick = () => simple("check", { before: S.before, after: S.doc });
   $("coherency").onclick = () => S.sel[0] ? simple("coherency", { scenario: S.doc, unit: S.sel[0].unit })
@@ -422,6 +435,8 @@ async function init() {
     const l = await api("layouts", {});
     for (const x of l.layouts) $("layout").add(new Option(x.name, x.id));
     for (const x of l.deployments) if (x.available !== false) $("card").add(new Option(x.name, x.id));
+    const u = await api("units", {});
+    for (const x of u.units) $("utype").add(new Option(x.name, x.id));
   } catch (e) { showError("layouts", e); }
   try { await openFragment(); } catch (e) { showError("table", e); }
 }
