@@ -304,3 +304,24 @@ def test_official_layout_add_units_tap_near_remove_and_undo(driver: Any, server:
     driver.find_element("id", "undo").click()
     B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
     assert driver.execute_script("return tmgState.doc") == doc
+
+
+def test_public_url_and_the_judges_choice_of_token(driver: Any) -> None:
+    public = "http://192.168.0.9:8765"
+    with running_server("--public-url", public, "--token", "s3cret") as url:
+        assert httpx.post(url + "/los", json={}).status_code == 401
+        driver.get("about:blank")
+        B.request_urls(driver)
+        driver.get(url + "/#layout=standard-1&token=s3cret")
+        B.wait_for(driver, "document.body.dataset.ready")
+        for accept, carries in ((True, True), (False, False)):
+            driver.execute_script("tmgState.shareUrl = null")
+            driver.find_element("id", "share-btn").click()
+            alert = driver.switch_to.alert
+            assert "token" in alert.text
+            alert.accept() if accept else alert.dismiss()
+            link = B.wait_for(driver, "tmgState.shareUrl")
+            assert link.startswith(public + "/#t=")
+            assert ("token=s3cret" in link) is carries
+        # the page talked to its own server only, never to the public address it links to
+        assert B.foreign(B.request_urls(driver)) == []
