@@ -51,16 +51,22 @@ def _settings(request: Request) -> tuple[str, bool]:
     return public.rstrip("/") + "/", bool(getattr(s, "token", None))
 
 
-def _error(exc: TmgError, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": {"object": exc.obj, "field": exc.field,
-                                   "message": str(exc)}}, status_code=status)
+class _NotJSON(TmgError):
+    """A body that is not a JSON object: 400, as the service answers it (docs/service.md)."""
+
+
+def _error(exc: TmgError) -> JSONResponse:
+    """The service's error answer: 400 for a body that is not JSON, 422 for bad input."""
+    return JSONResponse({"error": {"object": exc.obj or exc.file, "field": exc.field,
+                                   "message": str(exc)}},
+                        status_code=400 if isinstance(exc, _NotJSON) else 422)
 
 
 async def _body(request: Request) -> dict[str, Any]:
     try:
         body = json.loads(await request.body())
     except (ValueError, UnicodeDecodeError):
-        raise TmgError("the request body is not JSON", obj="request") from None
+        raise _NotJSON("the request body is not JSON", obj="request") from None
     if not isinstance(body, dict):
         raise TmgError("the request body must be a JSON object", obj="request")
     return body
@@ -134,7 +140,10 @@ def canonical(body: dict[str, Any]) -> dict[str, Any]:
                 deployment is not None and not scenario.is_official_name(str(deployment))):
             raise TmgError("not an official layout or card name", obj="request",
                            field="scenario")
-        doc = scenario.document(body["scenario"], deployment)
+        try:
+            doc = scenario.document(body["scenario"], deployment)
+        except TmgError as exc:  # name the request's field, as the command endpoints do
+            raise TmgError(exc.detail, obj="request", field="scenario") from None
         name = body["scenario"]
     elif isinstance(body.get("scenario"), dict):
         doc = body["scenario"]
