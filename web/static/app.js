@@ -79,6 +79,7 @@ async function render() {
   S.tr = { scale: +svg.dataset.scale, ox: +svg.dataset.ox, oy: +svg.dataset.oy, h, w };
   const pic = $("pic"); pic.textContent = "";
   pic.appendChild(document.importNode(svg, true));
+  $("board-wrap").style.setProperty("--ar", String(w / h));   // a phone's board: the picture's shape
   S.paintedAt = performance.now();        // since navigation start: the benchmark's first paint
   S.info = info; S.models = [];
   for (const u of info.units) {
