@@ -325,3 +325,36 @@ def test_public_url_and_the_judges_choice_of_token(driver: Any) -> None:
             assert ("token=s3cret" in link) is carries
         # the page talked to its own server only, never to the public address it links to
         assert B.foreign(B.request_urls(driver)) == []
+
+
+def test_pinch_zooms_and_one_finger_pans(driver: Any, server: str) -> None:
+    B.viewport(driver, 360, 640, mobile=True)
+    try:
+        driver.get("about:blank")
+        driver.get(server + "/#layout=standard-1")
+        B.wait_for(driver, "document.body.dataset.ready")
+        box = driver.execute_script(
+            "const r = document.getElementById('board').getBoundingClientRect();"
+            "return [r.left + r.width / 2, r.top + r.height / 2]")
+        cx, cy = box
+        w0 = driver.execute_script("return tmgState.view.w")
+
+        def touch(kind: str, points: list[tuple[float, float]]) -> None:
+            driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [
+                {"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
+
+        touch("touchStart", [(cx - 20, cy), (cx + 20, cy)])
+        for k in range(1, 6):
+            touch("touchMove", [(cx - 20 - 12 * k, cy), (cx + 20 + 12 * k, cy)])
+        touch("touchEnd", [])
+        w1 = driver.execute_script("return tmgState.view.w")
+        assert w1 == pytest.approx(w0 * 40 / 160, rel=0.05)  # fingers 40 -> 160 px apart
+        x0 = driver.execute_script("return tmgState.view.x")
+        touch("touchStart", [(cx, cy)])
+        for k in range(1, 6):
+            touch("touchMove", [(cx + 10 * k, cy)])
+        touch("touchEnd", [])
+        x1 = driver.execute_script("return tmgState.view.x")
+        assert x1 < x0  # dragged right: the view moves left over the table
+    finally:
+        B.viewport(driver, 1400, 900)
