@@ -63,6 +63,24 @@ def open_example(driver: Any, server: str) -> dict[str, Any]:
     return driver.execute_script("return tmgState.doc")
 
 
+def drag_in_move_mode(driver: Any, server: str, ref: str, by: tuple[float, float]
+                      ) -> tuple[dict[str, Any], tuple[float, float]]:
+    """The example opened, Move chosen and `ref` dragged `by` inches; the table and the start."""
+    doc = open_example(driver, server)
+    driver.find_element("css selector", '#tools [data-mode="move"]').click()
+    start = model_at(doc, ref)
+    B.drag(driver, start, (start[0] + by[0], start[1] + by[1]))
+    B.wait_for(driver, "tmgState.answers.move")
+    return doc, start
+
+
+def click_and_redraw(driver: Any, button: str) -> None:
+    """Press a button that changes the table and wait for the table to be drawn again."""
+    ready = driver.execute_script("return document.body.dataset.ready")
+    driver.find_element("id", button).click()
+    B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+
+
 def test_page_loads_and_draws_the_table_from_the_server_only(driver: Any, server: str) -> None:
     B.request_urls(driver)  # forget what came before
     driver.get(server + "/")
@@ -105,12 +123,8 @@ def test_tap_two_models_shows_the_apis_line_of_sight(driver: Any, server: str) -
 
 
 def test_drag_a_model_shows_the_apis_move(driver: Any, server: str) -> None:
-    doc = open_example(driver, server)
-    driver.find_element("css selector", '#tools [data-mode="move"]').click()
     ref = "marines-b/1"
-    start = model_at(doc, ref)
-    B.drag(driver, start, (start[0] + 1.5, start[1] + 2.0))
-    B.wait_for(driver, "tmgState.answers.move")
+    doc, start = drag_in_move_mode(driver, server, ref, (1.5, 2.0))
     to = driver.execute_script("return tmgState.lastMove.to")
     want = httpx.post(server + "/move", json={"scenario": doc, "model": ref,
                                               "to": f"{to[0]},{to[1]}"}).json()
@@ -224,16 +238,10 @@ def test_charge_on_a_chosen_roll_and_a_template(driver: Any, server: str) -> Non
 
 
 def test_apply_a_move_check_it_and_undo(driver: Any, server: str) -> None:
-    doc = open_example(driver, server)
-    driver.find_element("css selector", '#tools [data-mode="move"]').click()
     ref = "marines-b/1"
-    start = model_at(doc, ref)
-    B.drag(driver, start, (start[0] + 1.0, start[1] + 1.5))
-    B.wait_for(driver, "tmgState.answers.move")
+    doc, start = drag_in_move_mode(driver, server, ref, (1.0, 1.5))
     assert driver.execute_script("return tmgState.answers.move.legal") is True
-    ready = driver.execute_script("return document.body.dataset.ready")
-    driver.find_element("id", "apply").click()
-    B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+    click_and_redraw(driver, "apply")
     after = driver.execute_script("return tmgState.doc")
     assert model_at(after, ref) != start
     driver.find_element("id", "check").click()
@@ -245,9 +253,7 @@ def test_apply_a_move_check_it_and_undo(driver: Any, server: str) -> None:
     B.wait_for(driver, "tmgState.answers.markers")
     want = httpx.post(server + "/markers", json={"scenario": after}).json()
     assert driver.execute_script("return tmgState.answers.markers") == want
-    ready = driver.execute_script("return document.body.dataset.ready")
-    driver.find_element("id", "undo").click()
-    B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+    click_and_redraw(driver, "undo")
     assert driver.execute_script("return tmgState.doc") == doc
 
 
@@ -260,9 +266,7 @@ def test_official_layout_add_units_tap_near_remove_and_undo(driver: Any, server:
     driver.find_element("id", "menu-btn").click()
     Select(driver.find_element("id", "layout")).select_by_value("standard-2")
     Select(driver.find_element("id", "card")).select_by_value("gauntlet")
-    ready = driver.execute_script("return document.body.dataset.ready")
-    driver.find_element("id", "load-official").click()
-    B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+    click_and_redraw(driver, "load-official")
     doc = driver.execute_script("return tmgState.doc")
     assert doc["table"] == {"width": 54, "depth": 36, "layout": "standard-2",
                             "deployment": "gauntlet"}
@@ -272,9 +276,7 @@ def test_official_layout_add_units_tap_near_remove_and_undo(driver: Any, server:
         B.tap(driver, spot)
         Select(driver.find_element("id", "utype")).select_by_value(kind)
         Select(driver.find_element("id", "uowner")).select_by_value(owner)
-        ready = driver.execute_script("return document.body.dataset.ready")
-        driver.find_element("id", "add-unit").click()
-        B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+        click_and_redraw(driver, "add-unit")
     doc = driver.execute_script("return tmgState.doc")
     assert [(u["id"], u["type"], u["owner"]) for u in doc["unit"]] == [
         ("marine-1", "marine", "red"), ("zergling-1", "zergling", "blue")]
@@ -296,13 +298,9 @@ def test_official_layout_add_units_tap_near_remove_and_undo(driver: Any, server:
     assert driver.execute_script("return tmgState.answers.los") == want
     driver.find_element("css selector", '#tools [data-mode="edit"]').click()
     B.tap(driver, model_at(doc, "zergling-1/1"))
-    ready = driver.execute_script("return document.body.dataset.ready")
-    driver.find_element("id", "remove").click()
-    B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+    click_and_redraw(driver, "remove")
     assert [u["id"] for u in driver.execute_script("return tmgState.doc.unit")] == ["marine-1"]
-    ready = driver.execute_script("return document.body.dataset.ready")
-    driver.find_element("id", "undo").click()
-    B.wait_for(driver, f"document.body.dataset.ready !== {json.dumps(ready)}")
+    click_and_redraw(driver, "undo")
     assert driver.execute_script("return tmgState.doc") == doc
 
 
