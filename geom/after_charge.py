@@ -347,6 +347,7 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
         if mid not in linked:
             problems.append(f"{unit.id}/{mid} has no coherency link to the leading model")
     tiers: dict[str, str] = {}
+    better_spots: list[dict[str, Any]] = []  # the witnesses of "could have been placed"
     for mid, m in moved.items():
         if mid == leader.id:
             continue
@@ -371,11 +372,20 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
         def accept(q: Point, m: Model = m, others: list[Model] = others) -> Point | None:
             return q if link.ok(m.moved_to(q), [leader, *others]) else None
 
-        if not better.is_empty and _pick(better, m.at, accept) is not None:
+        spot = _pick(better, m.at, accept) if not better.is_empty else None
+        if spot is not None:
+            # how far it stands from what the better priority asks: the gap to the nearest
+            # target's base (base contact), or beyond the 1" of engagement range
+            gap = min(bases.ellipse_distance(m.ellipse, o.ellipse) for o in tmodels)
+            excess = gap if name.startswith("base contact") else max(0.0, gap - ENGAGEMENT_RANGE)
             problems.append(f"{m.ref} ({tiers[mid]}) could have been placed in {name}")
+            better_spots.append({"model": mid, "tier": tiers[mid], "could": name,
+                                 "spot": [float(spot[0]), float(spot[1])], "excess": excess,
+                                 "reason": problems[-1]})
     ok = not problems and not missing
     reason = ("the placement follows §8.7.7 step 4" if ok else
               "; ".join(problems + ([f"no position for {', '.join(missing)} (casualties?)"]
                                     if missing else [])))
     return Verdict(ok, "8.7.7 execute the move", reason,
-                   details={"tiers": tiers, "problems": problems, "missing": missing})
+                   details={"tiers": tiers, "problems": problems, "missing": missing,
+                            "better_spots": better_spots})

@@ -20,9 +20,15 @@ are discs, convex curves and grown polygons (`geom.region_path`); where they are
 beside the legal path it found and refines until no roll falls between them. Only a roll that
 still falls between them after the last refinement is reported in `uncertain_rolls`.
 
-After the roll the leading model goes into base contact if it can, else as close as it can
-within 1" (`suggest_end`, from the same search), and the others are placed
-(`geom.after_charge`).
+After the roll the leading model goes into base contact with a target model if it can, else as
+close as it can to the target models within 1" (`suggest_end`, from the same search), and the
+others are placed (`geom.after_charge`). **Target models** (§8.7.7 step 2: the player names one
+model in each declared unit, `unit/model`): the leader's base contact and closeness refer to
+them; they do not change which ends are legal (step 3: within 1" of every declared *unit*), so
+`min_distance` and the rolls that succeed are the same whatever models are named. A unit with
+no named model gets the engine's choice: the model the leader reaches base contact with by the
+shortest path (with the roll's distance), else the one nearest the leader's end (`target_models`
+in the answer says which, and `target_model_choice` how; docs/rules.md#charge-target-model).
 
 >>> pr = roll_table(speed=4, modifier=-2, distance=7.0)
 >>> pr.min_roll, pr.successes
@@ -35,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -87,7 +93,7 @@ from .region_path import (
 from .verdict import Verdict
 
 # names other modules have imported from here
-__all__ = ["CONTACT_BAND", "QUAD_SEGS", "RULE", "ChargeAnswer", "EndRegion", "Placement",
+__all__ = ["CONTACT_BAND", "split_targets", "QUAD_SEGS", "RULE", "ChargeAnswer", "EndRegion", "Placement",
            "RollTable", "_overlaps", "base_shape", "charge", "check_end", "check_placement",
            "declared_targets", "end_region", "engagement_zone", "grow", "mover_base",
            "on_table", "on_table_exact", "place_rest", "range_zone", "range_zone_inner",
@@ -206,6 +212,77 @@ def declared_targets(bf: Battlefield, unit: Unit, target_ids: Sequence[str]
     return seen, None
 
 
+def split_targets(specs: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """Declared targets as written, `unit` or `unit/model` (§8.7.7 step 2: the model is the
+    charge's target model in that unit): the unit ids, and the named model of each unit."""
+    ids: list[str] = []
+    named: dict[str, str] = {}
+    for spec in specs:
+        uid, slash, mid = spec.partition("/")
+        uid, mid = uid.strip(), mid.strip()
+        if not uid or (slash and not mid):
+            raise TmgError(f"a declared target is UNIT or UNIT/MODEL, got {spec!r}",
+                           obj=spec, field="targets")
+        if slash:
+            if named.get(uid, mid) != mid:
+                raise TmgError(f"{uid} is given two target models, {named[uid]!r} and {mid!r}: "
+                               "a charge has one target model per declared unit (§8.7.7 step 2)",
+                               obj=uid, field="targets")
+            named[uid] = mid
+        ids.append(uid)
+    return ids, named
+
+
+def named_target_models(targets: Sequence[Unit], named: dict[str, str]) -> dict[str, Model]:
+    """The named target models, each checked to be a (ground) model of its declared unit."""
+    out: dict[str, Model] = {}
+    by_id = {t.id: t for t in targets}
+    for uid, mid in named.items():
+        t = by_id.get(uid)
+        if t is None:
+            raise TmgError(f"target model {uid}/{mid} is not in a declared target unit",
+                           obj=uid, field="targets")
+        found = [m for m in t.models if m.id == mid]
+        if not found:
+            raise TmgError(f"declared target {uid} has no model {mid!r} (its models: "
+                           f"{', '.join(m.id for m in t.by_id)})", obj=f"{uid}/{mid}",
+                           field="targets")
+        if found[0].flying and not (t.flying or all(m.flying for m in t.models)):
+            # (a FLYING unit is no legal target at all: the declaration says so, §8.7.7 step 1)
+            raise TmgError(f"target model {uid}/{mid} is FLYING: only GROUND models can be "
+                           "charged", obj=f"{uid}/{mid}", field="targets")
+        out[uid] = found[0]
+    return out
+
+
+def aimed_at(targets: Sequence[Unit], named: dict[str, Model]) -> list[Unit]:
+    """The targets as the leader's base contact sees them (§8.7.7 step 4): each unit with a
+    named target model reduced to that model."""
+    return [replace(t, models=(named[t.id],)) if t.id in named else t for t in targets]
+
+
+def target_model_choice(lead: Model, targets: Sequence[Unit], named: dict[str, Model]
+                        ) -> dict[str, Any]:
+    """The charge's target model in each declared unit (`target_models`) and how it was chosen
+    (`target_model_choice`): the named one ("named"), else the engine's choice — the ground
+    model nearest the leader's end: the one it is in base contact with ("base contact", reached
+    by the shortest path into contact), else the nearest ("nearest"); ties in id order."""
+    models: dict[str, str] = {}
+    how: dict[str, str] = {}
+    for t in targets:
+        if t.id in named:
+            models[t.id], how[t.id] = named[t.id].id, "named"
+            continue
+        ground = [m for m in t.by_id if not m.flying]
+        if ground:
+            gaps = [(bases.ellipse_distance(lead.ellipse, m.ellipse), i)
+                    for i, m in enumerate(ground)]
+            gap, i = min(gaps)
+            models[t.id] = ground[i].id
+            how[t.id] = "base contact" if gap <= TOLERANCE else "nearest"
+    return {"target_models": models, "target_model_choice": how}
+
+
 def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: float = 0.0,
            leading: str | None = None, *, place: bool = True,
            roll: int | None = None, metabolic_boost: bool = False) -> ChargeAnswer:
@@ -217,7 +294,10 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     the smallest roll's end. A roll that fails leaves the unit where it is (step 3).
 
     `metabolic_boost`: the unit uses its Metabolic Boost (it must have the ability): 2D6, the
-    higher counts; `roll` is then the higher die."""
+    higher counts; `roll` is then the higher die.
+
+    `target_ids` may name a target model, `unit/model` (`split_targets`): the leader's base
+    contact refers to it; the answer's `target_models` names each unit's."""
     if roll is not None and roll not in D6:
         raise TmgError(f"a D6 roll is 1 to 6, got {roll!r}", obj=unit_id, field="roll")
     unit = bf.unit(unit_id)
@@ -225,10 +305,14 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
         raise TmgError(f"{unit.id} has no Metabolic Boost (대사 촉진) on its card: it rolls one "
                        "D6 for its charge distance", obj=unit.id, field="metabolic_boost")
     dice = 2 if metabolic_boost else 1
-    targets, bad = declared_targets(bf, unit, target_ids)
+    unit_ids, names = split_targets(target_ids)
+    targets, bad = declared_targets(bf, unit, unit_ids)
     tids = [t.id for t in targets]
+    named = named_target_models(targets, names)
     speed = unit.current_speed()
-    said: dict[str, Any] = {"roll": roll, "metabolic_boost": metabolic_boost}
+    said: dict[str, Any] = {"roll": roll, "metabolic_boost": metabolic_boost,
+                            "target_models": {u: m.id for u, m in named.items()},
+                            "target_model_choice": {u: "named" for u in named}}
     if unit.flying:
         return _impossible(unit, tids, modifier, speed, "8.7.7 declare targets",
                            f"{unit.id} is FLYING: flying units cannot charge", **said)
@@ -277,6 +361,7 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     rolls = roll_table(speed, modifier, dist, dice)
     details: dict[str, Any] = {
         "metabolic_boost": metabolic_boost,
+        **target_model_choice(lead.moved_to(found.end), targets, named),
         "measure": "length of the leading model's centre path",
         "successes": list(rolls.successes),
         "exact": best.low >= dist - TOLERANCE,
@@ -312,7 +397,9 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
         allowance = speed + roll + modifier
     nav = navigator_for(bf, unit)
     end_path, how, contact = suggest_end(bf, unit, nav, lead, targets, best.ends, found,
-                                         allowance, best.question, memo)
+                                         allowance, best.question, memo,
+                                         contact_to=aimed_at(targets, named))
+    details.update(target_model_choice(lead.moved_to(end_path.end), targets, named))
     details["end_kind"] = how
     details["contact_distance"] = contact.path.length if contact is not None else None
     details["contact_roll"] = (roll_table(speed, modifier, contact.path.length, dice).min_roll
@@ -556,9 +643,13 @@ def _why_no_end(er: EndRegion, tids: list[str]) -> str:
 def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
                 targets: Sequence[Unit], ce: ChargeEnds, shortest: EndPath, allowance: float,
                 prepared: EndQuestion | None = None, memo: EndMemo | None = None,
-                bounded: bool = True) -> tuple[EndPath, str, EndPath | None]:
+                bounded: bool = True, contact_to: Sequence[Unit] | None = None
+                ) -> tuple[EndPath, str, EndPath | None]:
     """Where the leading model goes with `allowance` inches (§8.7.7 step 4): base contact with a
     target model if it can reach one, else as close as possible to the targets within 1".
+    `contact_to`: the targets as base contact sees them (`aimed_at`: a unit with a named
+    target model is that model alone; default `targets`, any of their models); the ends stay
+    those legal for `targets`.
     Every question is asked of the search that measured the charge, and narrows the ends it
     was asked about (`prepared`, when it was asked on `nav`): their pieces and crossings are
     not prepared again. Also the shortest path into base contact (None if there is none).
@@ -569,6 +660,8 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
     accept, pacc = end_checks(bf, unit, lead, targets, ce, memo)
     steps = None if needs_stepped_ends(nav, lead, ce) else ()
     base = prepared if prepared is not None and prepared.nav is nav else None
+    aimed = list(contact_to) if contact_to is not None else list(targets)
+    aim_key = tuple(m.ref for t in aimed for m in t.models)
 
     def ends(groups: list[list[Shape]], keep: object = None, under: float = math.inf
              ) -> EndQuestion | list[EndSet]:
@@ -581,21 +674,24 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
         return near.inner
 
     # the contact ends are the same for every charge on these ends: kept with them
-    cq = ends([contact_shapes(lead, targets, 0.0)], ("base contact", lead.base, lead.angle))
+    cq = ends([contact_shapes(lead, aimed, 0.0)],
+              ("base contact", lead.base, lead.angle, aim_key))
     contact = path_to_ends(nav, lead.at, cq, accept=accept, path_accept=pacc, stepped=steps,
                            certify=False)
     if contact is not None and contact.path.length <= allowance + TOLERANCE:
         return contact, "base contact", contact
-    def gap(at: Point) -> float:  # to the farthest target (each by its nearest model)
+    def gap(at: Point) -> float:  # to the farthest target (each by its nearest target model)
         e = lead.moved_to(at).ellipse
         return max(min(bases.ellipse_distance(e, o.ellipse) for o in t.models if not o.flying)
-                   for t in targets)
+                   for t in aimed)
 
     # The shortest path to ends within d of every target grows as d shrinks, from the charge
     # distance (at the shortest end's own gap) to the contact distance (d = 0): find where it
     # reaches the allowance by regula falsi (Illinois), to within CLOSE_TOL of d.
     best = shortest
-    hi, f_hi = min(gap(shortest.end), ENGAGEMENT_RANGE), shortest.path.length - allowance
+    # (with every model a target a legal end is within 1" of one; a named target model may be
+    # farther at every legal end: then as close to it as the ends allow)
+    hi, f_hi = gap(shortest.end), shortest.path.length - allowance
     if bounded and contact is not None and isinstance(cq, EndQuestion) and not contact.stepped:
         # the path into contact cut at the allowance is a legal path (a prefix of one): where
         # its end is a legal end (for that path: the GRASS it tramples), it is as close as the
@@ -622,7 +718,7 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
         under = allowance + 2 * TOLERANCE if bounded and hi - d <= CLOSE_TOL else math.inf
         if bounded and steps == ():
             under = min(under, at_lo + TOLERANCE)
-        groups = [contact_shapes(lead, [t], d) for t in targets]
+        groups = [contact_shapes(lead, [t], d) for t in aimed]
         got = None if bounded and straight_gap(lead.at, groups) >= under else \
             path_to_ends(nav, lead.at, ends(groups, under=under), accept=accept, path_accept=pacc,
                          stepped=steps, certify=False, bound=under)
@@ -637,7 +733,8 @@ def suggest_end(bf: Battlefield, unit: Unit, nav: Navigator, lead: Model,
             if side == -1:
                 f_hi /= 2
             side = -1
-    return best, (f'{gap(best.end):.3f}" from the nearest target model (base contact out of '
-                  "reach)"), contact
+    who = "the target model" if all(len(t.models) == 1 for t in aimed) else \
+        "the nearest target model"
+    return best, f'{gap(best.end):.3f}" from {who} (base contact out of reach)', contact
 
 

@@ -31,8 +31,10 @@ cut by the parts' zones.
 
 **Decision:** a link is drawn centre to centre (the leading model's own path is a centre path).
 
-Casualties never break coherency (§4.4): this module judges positions as they stand, which is
-what the rules check at the end of a moving action.
+Casualties never break coherency (§4.4): `coherency` judges positions as they stand, which is
+what the rules check at the end of a moving action; `standing` answers between moving actions,
+honouring a unit's record (`coherent = true`: it ended its last moving action in coherency and
+stays so through casualties; docs/rules.md#coherency-persists).
 
 >>> from geom.model import Base, Battlefield, Model, Table, Unit
 >>> b = Base.from_mm(32)
@@ -291,3 +293,29 @@ def coherency(bf: Battlefield, unit: Unit | str, *, leading: str | None = None,
               if chosen and n > 1 else "")
     return Verdict(True, RULE, f"{u.id} is in coherency ({n} model{'s' if n != 1 else ''} "
                    f"{within} {d:g}\" of {lead.id} and linked to it{picked})", None, details)
+
+
+RULE_PERSISTS = "4.4 coherency persists through casualties"
+
+
+def standing(bf: Battlefield, unit: Unit | str, *, leading: str | None = None) -> Verdict:
+    """Is the unit in coherency *now*, between moving actions (§4.4: "어떤 출처로 생긴 사상자도
+    대형 유지 확인을 일으키지 않으며" — casualties from any source never cause a coherency check)?
+    A unit recorded `coherent = true` (it ended its last moving action in coherency) stays in
+    coherency whatever its casualties left; otherwise — not recorded, or recorded `false`
+    (out of coherency then, nothing to keep) — its models are judged where they stand
+    (`coherency`). `details` adds `recorded` (the record, or None) and `positions_in_coherency`;
+    when the record decides against the positions, their failures move to `position_failures`
+    and `failures` is empty."""
+    u = bf.unit(unit) if isinstance(unit, str) else unit
+    v = coherency(bf, u, leading=leading)
+    details = {**v.details, "recorded": u.coherent, "positions_in_coherency": v.ok}
+    if v.ok or u.coherent is not True:
+        return Verdict(v.ok, v.rule, v.reason, v.witness, details)
+    details["position_failures"] = details["failures"]
+    details["failures"] = []
+    spread = ", ".join(f["model"] for f in details["position_failures"])
+    return Verdict(True, RULE_PERSISTS,
+                   f"{u.id} is in coherency: it ended its last moving action in coherency "
+                   f"(recorded coherent = true) and casualties never break coherency (§4.4), "
+                   f"though as they stand {spread} would be out of it", v.witness, details)

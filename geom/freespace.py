@@ -244,6 +244,10 @@ class FreeSpace:
             # the state of a circle also changes where it crosses a base zone's boundary
             e, v = np.vstack([e, e]), np.vstack([v, v])
             er, vr = np.concatenate([er, er + self.grow]), np.concatenate([vr, vr + self.grow])
+            # and where its rim passes a corner of a non-convex part's outline (geom.gaps)
+            corners = self.gaps.corners
+            v = np.vstack([v, corners])
+            vr = np.concatenate([vr, np.full(len(corners), self.radius)])
         return e, er, v, vr
 
     @property
@@ -295,22 +299,41 @@ class FreeSpace:
         if (~same).any():
             geoms[~same] = shapely.linestrings(
                 np.stack([p[idx][~same], q[idx][~same]], axis=1))
-        bi, _ = self.blocked_pairs(geoms)
-        ok[idx[bi]] = False
-        if self.two_clearances:
-            ok &= self.gaps.segments_ok(p, q, ok)
-        return ok
+        if not self.two_clearances:
+            bi, _ = self.blocked_pairs(geoms)
+            ok[idx[bi]] = False
+            return ok
+        zp = self._zone_pairs(geoms, idx, ok)
+        return ok & self.gaps.segments_ok(p, q, ok, zp)
+
+    def _zone_pairs(self, geoms: NDArray[np.object_], idx: NDArray[np.int64],
+                    ok: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """One tree query for both clearances: marks geoms (items idx) that enter a
+        c-zone not `ok`, and returns the (item, obstacle) pairs of base zones entered."""
+        if not len(self.obstacles):
+            z = np.zeros(0, dtype=np.int64)
+            return z, z
+        i, j = self.tree.query(geoms, predicate="dwithin", distance=self.rho_r_max)
+        if not len(i):
+            return i.astype(np.int64), j.astype(np.int64)
+        d = shapely.distance(geoms[i], self.cores[j])
+        ok[idx[i[d < self.rho[j] - CLEAR_TOL]]] = False
+        zone = d < self.rho_r[j] - CLEAR_TOL
+        return idx[i[zone]], j[zone].astype(np.int64)
 
     def points_clear(self, p: Arr) -> NDArray[np.bool_]:
         p = np.asarray(p, dtype=float).reshape(-1, 2)
         ok = self.in_rect(p)
         idx = np.nonzero(ok)[0]
-        if len(idx):
-            bi, _ = self.blocked_pairs(shapely.points(p[idx]))
-            ok[idx[bi]] = False
-        if self.two_clearances:
-            ok &= self.gaps.points_ok(p, ok)
-        return ok
+        if not self.two_clearances:
+            if len(idx):
+                bi, _ = self.blocked_pairs(shapely.points(p[idx]))
+                ok[idx[bi]] = False
+            return ok
+        if not len(idx):
+            return ok
+        zp = self._zone_pairs(shapely.points(p[idx]), idx, ok)
+        return ok & self.gaps.points_ok(p, ok, zp)
 
     def blockers(self, geom: BaseGeometry) -> list[str]:
         """Refs of the obstacles whose clearance zone `geom` enters."""

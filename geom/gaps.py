@@ -20,9 +20,13 @@ of radius 0 turning through any angle).
 Exactness: distances to cores are GEOS distances (exact to floating point); "two separate
 parts within r" is decided by those distances; only "one part met in two places" asks shapely
 for the parts of a polygonised disc ∩ the part (1024 sides: the rare U-arm case). A segment
-is checked at its crossings with every base-zone boundary it meets and between them (the
-verdict can change only at those crossings); the crossings come from polygonised zone
-boundaries (256 sides per circle, ≤ 8e-5·r off), so a segment is decided to that precision.
+is checked at its crossings with every base-zone boundary it meets and between them; where a
+part is not one convex obstacle (two touching obstacles, an edge line with a bend, an L), a
+base alone in it may also turn legal where its rim passes a corner of the part's outline or
+becomes tangent to any one core edge, so those loci are crossings too (the verdict can change
+only at crossings). Zone-boundary crossings come from polygonised zone boundaries (256 sides
+per circle, ≤ 8e-5·r off), so a segment is decided to that precision; arcs are split at the
+same loci (`FreeSpace.arc_events`).
 A base narrower than the width (r ≤ c) keeps the single clearance c from everything, which is
 legal (it overlaps nothing and never passes two parts closer than the width) but may be longer
 than the shortest legal path.
@@ -33,6 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,6 +48,7 @@ from shapely.geometry.base import BaseGeometry
 
 from .freespace import CLEAR_TOL, TWO_PI, Arr, Circles, circle_events, corner_circles
 from .model import TOLERANCE
+from .pieces import Pieces
 
 if TYPE_CHECKING:
     from .freespace import FreeSpace
@@ -59,13 +65,16 @@ def _concat(*cs: Circles) -> Circles:
 
 @dataclass
 class GapModel:
-    """Parts of the material and the base-zone tests of one free space (r > c)."""
+    """Parts of the material and the base-zone tests of one free space (r > c). What only
+    some questions need (the material's outlines, the polygonised zones, the convex pieces)
+    is built when first asked: a coherency link's free space needs the parts alone."""
 
     fs: FreeSpace
     part: NDArray[np.int64]        # obstacle -> merged part
     extra: Arr                     # obstacle -> material radius about its core (ρ − c)
-    material: list[BaseGeometry]   # part -> its material (polygonised discs for bases)
-    zone_bounds: NDArray[np.object_]  # obstacle -> boundary of its polygonised base zone
+    convex: NDArray[np.bool_]      # part -> one convex obstacle (a base meets it once)
+    convex_obstacle: NDArray[np.bool_]  # obstacle -> its core is convex
+    touching: tuple[NDArray[np.int64], NDArray[np.int64]]  # obstacle pairs merged (i < j)
 
     @staticmethod
     def build(fs: FreeSpace) -> GapModel:
@@ -82,29 +91,68 @@ class GapModel:
         i, j = fs.tree.query(fs.cores, predicate="dwithin", distance=2 * float(extra.max(
             initial=0.0)) + MERGE_TOL)
         keep = i < j
-        i, j = i[keep], j[keep]
+        i, j = i[keep].astype(np.int64), j[keep].astype(np.int64)
         if len(i):
             d = shapely.distance(fs.cores[i], fs.cores[j])
             touch = d <= extra[i] + extra[j] + MERGE_TOL
-            for a, b in zip(i[touch].tolist(), j[touch].tolist(), strict=True):
+            i, j = i[touch], j[touch]
+            for a, b in zip(i.tolist(), j.tolist(), strict=True):
                 parent[find(a)] = find(b)
         roots = [find(a) for a in range(n)]
         ids = {r: k for k, r in enumerate(dict.fromkeys(roots))}
-        part = np.array([ids[r] for r in roots], dtype=np.int64)
-        mats: list[list[BaseGeometry]] = [[] for _ in ids]
+        part = np.array([ids[r] for r in roots], dtype=np.int64).reshape(n)
+        members = np.bincount(part, minlength=len(ids))
+        convex_obstacle = np.array([_is_convex(o.core) for o in fs.obstacles],
+                                   dtype=bool).reshape(n)
+        convex = members == 1
+        convex[part[~convex_obstacle]] = False
+        return GapModel(fs, part, extra, convex, convex_obstacle, (i, j))
+
+    @cached_property
+    def material(self) -> list[BaseGeometry]:
+        """part -> its material (polygonised discs for bases), prepared."""
+        fs, extra = self.fs, self.extra
+        mats: list[list[BaseGeometry]] = [[] for _ in range(len(self.convex))]
         for k, o in enumerate(fs.obstacles):
             g = o.core
             if extra[k] > 0:
                 g = shapely.buffer(g, float(extra[k]), quad_segs=DISC_SEGS)
-            mats[part[k]].append(g)
+            mats[self.part[k]].append(g)
         material = [shapely.union_all(m) for m in mats]
         for g in material:
             shapely.prepare(g)
-        # circumscribed polygonised zones: crossings found a hair outside, never missed
+        return material
+
+    @cached_property
+    def zone_bounds(self) -> NDArray[np.object_]:
+        """obstacle -> boundary of its polygonised base zone (circumscribed: crossings are
+        found a hair outside, never missed)."""
+        fs = self.fs
         grow = 1.0 / np.cos(np.pi / (4 * ZONE_SEGS))
-        bounds = shapely.boundary(shapely.buffer(
-            fs.cores, fs.rho_r * grow, quad_segs=ZONE_SEGS))
-        return GapModel(fs, part, extra, material, np.asarray(bounds, dtype=object))
+        return np.asarray(shapely.boundary(shapely.buffer(
+            fs.cores, fs.rho_r * grow, quad_segs=ZONE_SEGS)), dtype=object)
+
+    @cached_property
+    def pieces(self) -> Pieces:
+        """The material in convex pieces (geom.pieces)."""
+        return Pieces.build(self.fs.cores, self.extra, self.part, MERGE_TOL, DISC_SEGS)
+
+    # A part that is not one convex obstacle may meet a base in two places; where a base in
+    # it alone turns legal is then not only where it crosses a base zone's boundary but also
+    # where its rim passes a corner of the part's outline (`corners`: the points where two
+    # obstacles' outlines cross, and the ends of edge lines) or becomes tangent to any one
+    # edge of a core (`loci`: per obstacle, its core's vertices and edges, at distance ρ_r).
+    @cached_property
+    def corners(self) -> Arr:
+        """(n, 2) corners of non-convex parts' outlines."""
+        return _outline_corners(self.fs, self.part, self.extra, self.convex, *self.touching)
+
+    @cached_property
+    def loci(self) -> tuple[Arr, NDArray[np.int64], Arr, NDArray[np.int64]]:
+        """Core vertices (m, 2) and edges (k, 4) of obstacles in non-convex parts, each with
+        its obstacle (ascending)."""
+        odd = [k for k in range(len(self.part)) if not self.convex[self.part[k]]]
+        return _core_loci(self.fs, odd)
 
     def in_base_zones(self, geoms: NDArray[np.object_]) -> tuple[NDArray[np.int64],
                                                                  NDArray[np.int64]]:
@@ -117,16 +165,18 @@ class GapModel:
         return i, j
 
     # ---- points ------------------------------------------------------------------------------
-    def points_ok(self, p: Arr, ok: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    def points_ok(self, p: Arr, ok: NDArray[np.bool_],
+                  zone_pairs: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+                  ) -> NDArray[np.bool_]:
         """For points already clear of every c-zone (`ok`): are they off every base zone, or
-        in a gap?"""
+        in a gap? `zone_pairs`: (point, obstacle) pairs of base zones entered, if known."""
         fs = self.fs
         out = np.ones(len(p), dtype=bool)
         idx = np.nonzero(ok)[0]
         if not len(idx):
             return out
         pts = shapely.points(p[idx])
-        i, j = self.in_base_zones(pts)
+        i, j = self._pairs(len(p), idx, pts, zone_pairs)
         if not len(i):
             return out
         parts = self.part[j]
@@ -136,27 +186,65 @@ class GapModel:
         np.maximum.at(hi, i, parts)
         lo[:] = hi.max(initial=0) + 1
         np.minimum.at(lo, i, parts)
-        lone = np.nonzero((hi >= 0) & (lo == hi))[0]
+        lone = (hi >= 0) & (lo == hi)
+        # a disc meeting one convex obstacle only (a convex part, or one member of a part
+        # whose other members it does not reach) meets it in one piece: no shapely needed
+        n_obs = np.bincount(i, minlength=len(idx))
+        one = np.zeros(len(idx), dtype=np.int64)
+        one[i] = j
+        simple = lone & ((self.convex[np.maximum(hi, 0)])
+                         | ((n_obs == 1) & self.convex_obstacle[one]))
+        out[idx[simple]] = False
         r = fs.radius
-        for k in lone.tolist():
+        rest = np.nonzero(lone & ~simple)[0]
+        if len(rest):
+            order = np.argsort(i, kind="stable")
+            si, sj = i[order], j[order]
+            starts = np.searchsorted(si, rest, side="left")
+            ends = np.searchsorted(si, rest, side="right")
+        for n_, k in enumerate(rest.tolist()):
+            obs = sj[starts[n_]:ends[n_]]
+            if self.pieces.decides[obs].all():
+                if self.pieces.count_met(pts[k], r, np.unique(obs)) < 2:
+                    out[idx[k]] = False
+                continue
             disc = shapely.buffer(pts[k], r, quad_segs=DISC_SEGS)
-            under = shapely.intersection(disc, self.material[int(hi[k])])
+            mat = self.material[int(hi[k])]
+            x0, y0, x1, y1 = disc.bounds
+            # the part's material cut to the disc's box first: the overlay then handles only
+            # what lies under the base (a unit of bases in contact is thousands of vertices)
+            under = shapely.intersection(disc, shapely.clip_by_rect(mat, x0, y0, x1, y1))
             if shapely.get_num_geometries(under) < 2 or under.geom_type in (
                     "Polygon", "LineString", "Point"):
                 out[idx[k]] = False
         return out
 
     # ---- segments ------------------------------------------------------------------------------
-    def segments_ok(self, p: Arr, q: Arr, ok: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    def _pairs(self, n: int, idx: NDArray[np.int64], geoms: NDArray[np.object_],
+               zone_pairs: tuple[NDArray[np.int64], NDArray[np.int64]] | None
+               ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Base zones entered by geoms (of items idx among n): (position in idx, obstacle)."""
+        if zone_pairs is None:
+            return self.in_base_zones(geoms)
+        pos = np.full(n, -1, dtype=np.int64)
+        pos[idx] = np.arange(len(idx))
+        item, j = zone_pairs
+        at = pos[item]
+        keep = at >= 0
+        return at[keep], j[keep]
+
+    def segments_ok(self, p: Arr, q: Arr, ok: NDArray[np.bool_],
+                    zone_pairs: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+                    ) -> NDArray[np.bool_]:
         """For segments already clear of every c-zone: is every point of each off every base
-        zone or in a gap? Tested at the midpoints between its crossings of base-zone
-        boundaries (where alone the verdict can change) and at its ends."""
+        zone or in a gap? Tested at the midpoints between its crossings (module docstring)
+        and at its ends. `zone_pairs`: (segment, obstacle) pairs of base zones entered."""
         out = np.ones(len(p), dtype=bool)
         idx = np.nonzero(ok & (np.hypot(*(p - q).T) > 1e-12))[0]
         if not len(idx):
             return out
         lines = shapely.linestrings(np.stack([p[idx], q[idx]], axis=1))
-        i, j = self.in_base_zones(lines)
+        i, j = self._pairs(len(p), idx, lines, zone_pairs)
         if not len(i):
             return out
         xs = shapely.intersection(lines[i], self.zone_bounds[j])
@@ -171,6 +259,10 @@ class GapModel:
             t = ((coords - a[seg]) * v[seg]).sum(axis=1) / L2[seg]
             t_parts.append(np.clip(t, 0.0, 1.0))
             s_parts.append(seg)
+        extra_t = self._loci_crossings(a, v, L2, i, j)
+        if extra_t is not None:
+            t_parts.append(extra_t[1])
+            s_parts.append(extra_t[0])
         involved = np.unique(i)
         mask = np.isin(np.concatenate(s_parts), involved)
         T = np.concatenate(t_parts)[mask]
@@ -187,6 +279,150 @@ class GapModel:
         bad = np.unique(ss[~good])
         out[idx[bad]] = False
         return out
+
+
+    def _loci_crossings(self, a: Arr, v: Arr, L2: Arr, i: NDArray[np.int64],
+                        j: NDArray[np.int64]) -> tuple[NDArray[np.int64], Arr] | None:
+        """Where segments a + t·v (pairs (segment i, obstacle j) in a base zone) cross the
+        loci at which a base alone in a non-convex part may turn legal: circles of radius
+        ρ_r about the obstacle's core vertices and lines ρ_r off its core edges, circles of
+        radius r about the part's outline corners. (segment, t) pairs, or None."""
+        odd = ~self.convex[self.part[j]]
+        if not odd.any():
+            return None
+        fs = self.fs
+        i, j = i[odd], j[odd]
+        segs: list[NDArray[np.int64]] = []
+        ts: list[Arr] = []
+        # circles: (segment, centre, radius)
+        cs, cc, cr = [], [], []
+        loci_v, loci_v_of, loci_e, loci_e_of = self.loci
+        for pts, of in ((loci_v, loci_v_of),):
+            if len(of):
+                si, pi = _pairs_by_owner(i, j, of)
+                cs.append(si)
+                cc.append(pts[pi])
+                cr.append(fs.rho_r[of[pi]])
+        if len(self.corners):
+            su = np.unique(i)
+            si = np.repeat(su, len(self.corners))
+            cs.append(si)
+            cc.append(np.tile(self.corners, (len(su), 1)))
+            cr.append(np.full(len(si), fs.radius))
+        if cs:
+            s_, c_, r_ = np.concatenate(cs), np.vstack(cc), np.concatenate(cr)
+            w = a[s_] - c_
+            B = (w * v[s_]).sum(axis=1)
+            C = (w * w).sum(axis=1) - r_ * r_
+            disc = B * B - L2[s_] * C
+            ok = disc > 0
+            sq = np.sqrt(np.where(ok, disc, 0.0))
+            for sign in (-1.0, 1.0):
+                t = (-B + sign * sq) / L2[s_]
+                keep = ok & (t > 0) & (t < 1)
+                segs.append(s_[keep])
+                ts.append(t[keep])
+        if len(loci_e_of):
+            si, ei = _pairs_by_owner(i, j, loci_e_of)
+            e = loci_e[ei]
+            A, d = e[:, 0:2], e[:, 2:4] - e[:, 0:2]
+            Le = np.hypot(d[:, 0], d[:, 1])
+            good = Le > 1e-12
+            si, A, d, Le, ei = si[good], A[good], d[good], Le[good], ei[good]
+            u = d / Le[:, None]
+            nrm = np.column_stack((-u[:, 1], u[:, 0]))
+            R = fs.rho_r[loci_e_of[ei]]
+            vn = (v[si] * nrm).sum(axis=1)
+            an = ((a[si] - A) * nrm).sum(axis=1)
+            par = np.abs(vn) > 1e-15
+            for sign in (-1.0, 1.0):
+                t = (sign * R - an) / np.where(par, vn, 1.0)
+                x = a[si] + t[:, None] * v[si]
+                along = ((x - A) * u).sum(axis=1)
+                keep = par & (t > 0) & (t < 1) & (along >= 0) & (along <= Le)
+                segs.append(si[keep])
+                ts.append(t[keep])
+        if not segs:
+            return None
+        return np.concatenate(segs), np.concatenate(ts)
+
+
+def _pairs_by_owner(i: NDArray[np.int64], j: NDArray[np.int64], of: NDArray[np.int64]
+                    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """For pairs (i, j) and items owned by obstacles (`of`, sorted): every (i, item of j)."""
+    lo = np.searchsorted(of, j, side="left")
+    hi = np.searchsorted(of, j, side="right")
+    cnt = hi - lo
+    rep = np.repeat(np.arange(len(j)), cnt)
+    first = np.cumsum(cnt) - cnt
+    item = lo[rep] + np.arange(int(cnt.sum())) - first[rep]
+    return i[rep], item
+
+
+def _is_convex(g: BaseGeometry) -> bool:
+    """A point, a single straight segment, or a polygon equal to its hull (within 1e-9)."""
+    if g.geom_type == "Point":
+        return True
+    if g.geom_type == "LineString":
+        return len(g.coords) <= 2
+    if g.geom_type == "Polygon":
+        return not g.interiors and g.convex_hull.area - g.area <= 1e-9
+    return False
+
+
+def _outline(g: BaseGeometry) -> BaseGeometry:
+    return g.boundary if g.geom_type in ("Polygon", "MultiPolygon") else g
+
+
+def _outline_corners(fs: FreeSpace, part: NDArray[np.int64], extra: Arr,
+                     convex: NDArray[np.bool_], ti: NDArray[np.int64],
+                     tj: NDArray[np.int64]) -> Arr:
+    """Corners of non-convex parts' outlines that no single core has: where the outlines of
+    two touching obstacles' material cross, and the ends of edge lines (a rim passing one
+    changes how many pieces of material the base meets)."""
+    out: list[Arr] = []
+
+    def material(k: int) -> BaseGeometry:
+        g = fs.cores[k]
+        return shapely.buffer(g, float(extra[k]), quad_segs=DISC_SEGS) if extra[k] > 0 else g
+
+    for a, b in zip(ti.tolist(), tj.tolist(), strict=True):
+        if convex[part[a]]:
+            continue
+        x = shapely.intersection(_outline(material(a)), _outline(material(b)))
+        if not x.is_empty:
+            out.append(shapely.get_coordinates(x))
+    for k, o in enumerate(fs.obstacles):
+        if not convex[part[k]] and o.core.geom_type in ("LineString", "MultiLineString") \
+                and extra[k] == 0:
+            out.append(shapely.get_coordinates(o.core.boundary))
+    if not out:
+        return np.zeros((0, 2))
+    return np.unique(np.round(np.vstack(out), 12), axis=0)
+
+
+def _core_loci(fs: FreeSpace, odd: list[int]) -> tuple[Arr, NDArray[np.int64], Arr,
+                                                       NDArray[np.int64]]:
+    """Core vertices and edges of the obstacles `odd` (ascending), with their owners."""
+    vs: list[Arr] = []
+    vo: list[int] = []
+    es: list[Arr] = []
+    eo: list[int] = []
+    for k in odd:
+        g = fs.cores[k]
+        geoms = list(g.geoms) if hasattr(g, "geoms") else [g]
+        for part in geoms:
+            rings = [part.exterior, *part.interiors] if part.geom_type == "Polygon" else [part]
+            for ring in rings:
+                xy = np.asarray(shapely.get_coordinates(ring))
+                vs.append(xy)
+                vo += [k] * len(xy)
+                if len(xy) >= 2:
+                    es.append(np.hstack([xy[:-1], xy[1:]]))
+                    eo += [k] * (len(xy) - 1)
+    v = np.vstack(vs) if vs else np.zeros((0, 2))
+    e = np.vstack(es) if es else np.zeros((0, 4))
+    return v, np.array(vo, dtype=np.int64), e, np.array(eo, dtype=np.int64)
 
 
 def gap_circles(fs: FreeSpace) -> Circles:

@@ -242,10 +242,12 @@ def charge_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, path:
     distance reaches it (step 4), the others at the best priority open to each with the others
     where they stand (`after_charge.check_placement`). Returns the failures and the targets."""
     from .after_charge import check_placement as charge_placement
-    from .charge import charge
+    from .charge import aimed_at, charge, named_target_models, split_targets
     from .engagement import in_base_contact, models_engaged
 
     out: list[dict[str, Any]] = []
+    specs = list(target_ids) if target_ids is not None else None  # UNIT or UNIT/MODEL
+    target_ids, names = split_targets(specs) if specs is not None else (None, {})
     la = ua.model(lead_id)
     speed = ub.current_speed()
     if speed is None:
@@ -255,6 +257,7 @@ def charge_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, path:
         target_ids = [v.id for v in before.units if v.owner != ub.owner
                       and any(models_engaged(bf, la, o) for o in v.models)]
     targets = [before.unit(t) for t in target_ids]
+    aimed = aimed_at(targets, named_target_models(targets, names))  # §8.7.7 step 2
     if not targets:
         out.append(_fail(lead_id, RULE_CHARGE, "the leading model ends within engagement range "
                          "of no enemy unit: no charge leads there"))
@@ -274,9 +277,10 @@ def charge_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, path:
                          f"{need - top:.3f}\" beyond the charge distance {speed + top:g}\" "
                          f"of {what}", need - top, {"path": [list(q) for q in path.points]}))
         return out, list(target_ids)
-    tmodels = [o for t in targets for o in t.models if not o.flying]
+    tmodels = [o for t in aimed for o in t.models if not o.flying]
     if not any(in_base_contact(la, o) for o in tmodels):
-        ans = charge(before, ub.id, list(target_ids), leading=lead_id, place=False, roll=used)
+        ans = charge(before, ub.id, specs or list(target_ids), leading=lead_id, place=False,
+                     roll=used)
         reach = ans.details.get("contact_distance")
         if reach is not None and reach <= speed + used + TOLERANCE:
             gap, near = min((dist.distance(la, o), i) for i, o in enumerate(tmodels))
@@ -286,10 +290,14 @@ def charge_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str, path:
                              gap_witness(la.ellipse, tmodels[near].ellipse)))
     others = {m.id: m.at for m in ua.models if m.id != lead_id}
     pv = charge_placement(before, replace(ub, leading=lead_id), la.at, others, targets)
-    for prob in pv.details["problems"]:
-        if "could have been placed" in prob:
-            ref = prob.split(" ", 1)[0]
-            out.append(_fail(ref.split("/", 1)[-1], RULE_CHARGE, prob + " (§8.7.7 step 4)"))
+    # each model left at a lower priority than one open to it: the excess is its gap to what
+    # the better priority asks, the witness a free spot of that priority (its base drawn there)
+    for b in pv.details["better_spots"]:
+        out.append(_fail(b["model"], RULE_CHARGE,
+                         f'left at priority {b["tier"]}, but it could have been placed in '
+                         f'{b["could"]}: {b["excess"]:.3f}" from it (§8.7.7 step 4)',
+                         b["excess"], {"point": [round(b["spot"][0], 6),
+                                                 round(b["spot"][1], 6)]}))
     return out, list(target_ids)
 
 
@@ -594,7 +602,7 @@ def check(before: Battlefield, after: Battlefield, *, unit: str | None = None,
     if roll is not None and roll not in range(1, 7):
         raise TmgError(f"a D6 roll is 1 to 6, got {roll}", obj="--roll")
     for t in targets or ():
-        before.unit(t)
+        before.unit(t.partition("/")[0])  # UNIT or UNIT/MODEL (a charge's target model)
     units = [judge_unit(before, after, u, action=action, allowance=allowance, roll=roll,
                         targets=targets) for u in ids]
     ok = all(u["legal"] for u in units)

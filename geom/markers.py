@@ -4,7 +4,9 @@
 A unit contests a marker when all of these hold (§8.9.1):
 
 - it is on the battlefield (every unit of a scenario is: reserves are not on the table);
-- it is in coherency (§4.4: an out-of-coherency unit never contests or controls);
+- it is in coherency (§4.4: an out-of-coherency unit never contests or controls; a unit
+  recorded `coherent = true` — in coherency at the end of its last moving action — stays so
+  whatever casualties it took since: casualties never break coherency);
 - it is not flying (flying units never contest, whatever their position);
 - it is not burrowed (the contest table of §8.9.1: BURROWED units cannot contest);
 - it is not a STRUCTURE (structure keyword: never contests or controls);
@@ -69,9 +71,11 @@ def is_structure(unit: Unit) -> bool:
 
 
 def _coherency(bf: Battlefield, unit: Unit) -> Verdict:
-    from .coherency import coherency
+    """Coherency as it stands between moving actions: a unit recorded `coherent = true` keeps
+    it through casualties (§4.4, `geom.coherency.standing`)."""
+    from .coherency import standing
 
-    return coherency(bf, unit)
+    return standing(bf, unit)
 
 
 def _sight(bf: Battlefield) -> Callable[[Model, Marker], Verdict]:
@@ -99,6 +103,8 @@ def contests(bf: Battlefield, unit: Unit, marker: Marker, *,
     if not unit.flying:
         coh = coherent if coherent is not None else _coherency(bf, unit)
         details["in_coherency"] = coh.ok
+        if coh.ok and not coh.details.get("positions_in_coherency", True):
+            details["coherency_recorded"] = coh.reason  # the record decides (§4.4)
         if not coh.ok:
             why = "; ".join(f"{f['model']}: {f['reason']}"
                             for f in coh.details.get("failures", [])) or coh.reason
@@ -135,8 +141,10 @@ def contests(bf: Battlefield, unit: Unit, marker: Marker, *,
                        None, details)
     best = min((r for r in details["models"] if r["model"] in qualifying),
                key=lambda r: r["distance"])
+    kept = (" (recorded: it ended its last moving action in coherency, and casualties never "
+            "break coherency, §4.4)") if "coherency_recorded" in details else ""
     return Verdict(True, RULE_CONTEST,
-                   f"{unit.id} contests marker {marker.id}: it is in coherency, on the ground "
+                   f"{unit.id} contests marker {marker.id}: it is in coherency{kept}, on the ground "
                    f"and not burrowed, and {best['model']} is {best['distance']:.2f}\" from the "
                    f"marker (within {CONTEST_RANGE:g}\"), at {level} level like the marker, and "
                    f"sees it", witness, details)

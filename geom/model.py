@@ -248,6 +248,9 @@ class Unit:
     name: str | None = None
     abilities: frozenset[str] = frozenset()
     reserve: bool = False  # in reserve, not on the table (its models' `at` mean nothing)
+    # §4.4: recorded at the end of its last moving action (None: not recorded). True: it stays
+    # in coherency through casualties until its next moving action (`geom.coherency.standing`)
+    coherent: bool | None = None
 
     def __post_init__(self) -> None:
         # `large` is kept as a field (scenario files and callers use it) and as an ability;

@@ -79,7 +79,8 @@ def typed_bitangents(C: Circles, i: NDArray[np.int64], j: NDArray[np.int64]
     # along the rim of the side it touched last)
     on_rim = (np.minimum(ri, rj) == 0) & (np.abs(D - np.abs(ri - rj)) <= 1e-9) & (D > 0)
     outer = (D > np.abs(ri - rj) + 1e-12) | on_rim
-    inner = D > ri + rj + 1e-12
+    # from a point (radius 0) the inner tangents are the outer ones again: keep one of each
+    inner = (D > ri + rj + 1e-12) & (np.minimum(ri, rj) > 0)
     valid = np.column_stack((outer, outer, inner, inner))
     return ang_i, ang_j, valid
 

@@ -200,18 +200,19 @@ class Navigator:
         x0, y0, x1, y1 = fs.rect
         cands.append(np.array([[min(max(p[0], x0), x1), min(max(p[1], y0), y1)]]))
         Q = np.vstack(cands)
-        Q = Q[fs.points_clear(Q)]
-        if not len(Q):
-            return None
-        order = np.argsort(np.hypot(Q[:, 0] - p[0], Q[:, 1] - p[1]))
-        Q = Q[order]
-        # the nearest candidate whose step crosses no obstacle: tested nearest first, a chunk at
-        # a time (each segment's test is its own, so the first found is the one a test of all
-        # would pick), instead of a thousand segments for every escape
+        Q = Q[np.argsort(np.hypot(Q[:, 0] - p[0], Q[:, 1] - p[1]), kind="stable")]
+        # the nearest free candidate whose step crosses no obstacle: tested nearest first, a
+        # chunk at a time (each point's and each segment's test is its own, so the first
+        # found is the one a test of all would pick), instead of a thousand points (each
+        # perhaps a base-in-a-gap test) and segments for every escape
         for k in range(0, len(Q), ESCAPE_CHUNK):
-            ok = self._hard_clear(p, Q[k:k + ESCAPE_CHUNK])
+            chunk = Q[k:k + ESCAPE_CHUNK]
+            chunk = chunk[fs.points_clear(chunk)]
+            if not len(chunk):
+                continue
+            ok = self._hard_clear(p, chunk)
             if ok.any():
-                q = Q[k + int(np.argmax(ok))]
+                q = chunk[int(np.argmax(ok))]
                 return _xy(q), math.dist(p, _xy(q))
         return None
 

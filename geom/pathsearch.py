@@ -128,6 +128,8 @@ class _View:
     placed: Terminals | None = None
     placed_ti: int = -1
     placed_by: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+    ptr_list: list[int] | None = None  # by_interval's ptr as a list (for single nodes)
+    ptr_of: NDArray[np.int64] | None = None
 
 
 @dataclass
@@ -318,6 +320,9 @@ class Search:
         n = len(v.rel)
         r = float(self.C.r[k])
         self._settled_on.setdefault(k, []).append(key)
+        if r == 0.0 and v.full and bool(v.free_next.all()):
+            self._expand_point(key, g, v)
+            return
         for j, sweep, free in self._neighbours(v, i, n):
             if free:
                 nk = int(v.key[j])
@@ -330,6 +335,33 @@ class Search:
             self.where.setdefault(pk, (int(v.pcircle[i]), float(v.prel[i])))
             self._push(pk, g + float(v.length[i]), key, SEG, 0.0)
         self._push_circle_terms(k, v, i, g)
+
+    def _expand_point(self, key: int, g: float, v: _View) -> None:
+        """A pinch point (a circle of radius 0, free all round): turning there costs nothing,
+        so reaching one of its nodes settles them all at once, and every tangent leaving it is
+        pushed together — one by one, each node would go through the heap at the same cost."""
+        k = self.where[key][0]
+        settled = self._settled_on[k]
+        cost, pred, xy, where = self.cost, self.pred, self.xy, self.where
+        done = [v.pos[key]]
+        for j in range(len(v.rel)):
+            nk = int(v.key[j])
+            if nk in cost:
+                continue
+            xy.setdefault(nk, (float(v.xy[j, 0]), float(v.xy[j, 1])))
+            where.setdefault(nk, (k, float(v.rel[j])))
+            cost[nk] = g
+            pred[nk] = (key, ARC, 0.0)
+            settled.append(nk)
+            done.append(j)
+        for j in done:
+            pk = int(v.partner[j])
+            if not is_start(pk):
+                xy.setdefault(pk, (float(v.pxy[j, 0]), float(v.pxy[j, 1])))
+                where.setdefault(pk, (int(v.pcircle[j]), float(v.prel[j])))
+                self._push(pk, g + float(v.length[j]), int(v.key[j]), SEG, 0.0)
+        nodes = np.sort(np.asarray(done, dtype=np.int64))
+        self._push_circle_terms(k, v, nodes, np.full(len(nodes), g))
 
     def _neighbours(self, v: _View, i: int, n: int) -> list[tuple[int, float, bool]]:
         out: list[tuple[int, float, bool]] = []
@@ -355,6 +387,11 @@ class Search:
             return
         order, ptr = v.by_interval
         n = len(v.rel)
+        if isinstance(i, int):  # one node (most calls): no terminals beside it, no numpy
+            pl = v.ptr_list if v.ptr_list is not None and v.ptr_of is ptr else self._ptr_list(v)
+            b = i - 1 if i > 0 else (n - 1 if v.full else -1)
+            if pl[i + 2] == pl[i + 1] and pl[b + 2] == pl[b + 1]:
+                return
         nodes = np.atleast_1d(np.asarray(i, dtype=np.int64))
         costs = np.broadcast_to(np.asarray(g, dtype=float), nodes.shape)
         # each node with the interval ahead of it (forward) and the one behind it
@@ -391,6 +428,13 @@ class Search:
         j = np.nonzero(free & (tot < self._bound))[0]
         self._push_terms(tot[j], -(_TBASE + v.ti * _TSTRIDE + idx[j]), v.key[node[j]],
                          sweep[j], v.ti)
+
+    @staticmethod
+    def _ptr_list(v: _View) -> list[int]:
+        assert v.by_interval is not None
+        v.ptr_of = v.by_interval[1]
+        v.ptr_list = v.ptr_of.tolist()
+        return v.ptr_list
 
     def _push_terms(self, cost: Arr, keys: NDArray[np.int64], preds: NDArray[np.int64],
                     sweeps: Arr, ti: int) -> None:

@@ -120,6 +120,8 @@ def unit_entry(u: Unit) -> dict[str, Any]:
         e["statuses"] = list(u.statuses)
     if u.leading is not None:
         e["leading"] = u.leading
+    if u.coherent is not None:
+        e["coherent"] = u.coherent
     models = []
     for m in u.models:
         me: dict[str, Any] = {"id": m.id, "at": _pt(m.at)}

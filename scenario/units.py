@@ -42,7 +42,7 @@ from .refs import PREFIXES
 
 UNIT_FIELDS = {"id", "type", "name", "owner", "size", "base_mm", "tags", "flying", "large",
                "abilities", "speed", "supply", "statuses", "leading", "models",
-               "reserve"}
+               "reserve", "coherent"}
 MODEL_FIELDS = {"id", "at", "angle"}
 MARKER_FIELDS = {"id", "at"}
 STATUSES = {"burrowed", "hidden", "engaged", "activated", "shaken"}
@@ -155,7 +155,11 @@ def parse_unit(ctx: Ctx, e: Any, index: int) -> Unit:
         if s not in STATUSES:
             raise ctx.err(obj, "statuses", f"unknown status {s!r} "
                           f"(known: {', '.join(sorted(STATUSES))})")
-    reserve = boolean(ctx, obj, "reserve", e.get("reserve", False))
+    reserve = boolean(ctx, obj, "reserve", e["reserve"]) if e.get("reserve") is not None \
+        else False
+    # §4.4: in coherency at the end of its last moving action (absent or null: not recorded)
+    coherent = boolean(ctx, obj, "coherent", e["coherent"]) if e.get("coherent") is not None \
+        else None
     if "models" not in e:
         raise ctx.err(obj, "models", "missing")
     raw_models = listof(ctx, obj, "models", e["models"])
@@ -202,6 +206,7 @@ def parse_unit(ctx: Ctx, e: Any, index: int) -> Unit:
     return Unit(id=uid, owner=owner, size=size, models=tuple(models), base=base,
                 tags=tuple(tags), flying=flying, large=large, speed=speed, supply=supply,
                 statuses=statuses, leading=leading, type=cat.get("id"), reserve=reserve,
+                coherent=coherent,
                 name=(string(ctx, obj, "name", e["name"]) if e.get("name") is not None
                       else cat.get("name")), abilities=abilities)
 

@@ -87,6 +87,10 @@ def random_scene(rng: random.Random) -> dict[str, Any]:
         u["models"] = models
         if rng.random() < 0.2:
             u["statuses"] = [rng.choice(["burrowed", "hidden"])]
+        if rng.random() < 0.15:  # §4.4: the recorded coherency of its last moving action
+            u["coherent"] = rng.random() < 0.7
+        if rng.random() < 0.05:  # in reserve: models by id alone
+            u["reserve"], u["models"] = True, [m["id"] for m in models]
         units.append(u)
     doc["terrain"], doc["unit"] = terrain, units
     if rng.random() < 0.3:

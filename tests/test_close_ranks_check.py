@@ -155,3 +155,63 @@ def test_property_engine_close_ranks_pass_check(angle, step):
                                                for m in u.models if m.id in pl.positions)))
     r = judge.check(b, a, action="close-ranks")
     assert r["legal"] == (not pl.casualties and pl.in_coherency), r
+
+
+def test_cli_fight_save_writes_the_re_placed_unit(tmp_path, capsys):
+    """`tmg fight --save`: the table close ranks leaves, every model where the answer put it and
+    the unit's coherency recorded (§4.4); the saved table is one `tmg check` judges legal."""
+    import json
+
+    from tmg.cli import main
+
+    out = tmp_path / "after.toml"
+    assert main(["fight", EXAMPLE, "marines", "--save", str(out), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["saved"] == str(out) and r["saved_coherent"] is True
+    after = scenario.load(str(out))
+    u = after.unit("marines")
+    assert u.coherent is True
+    for ref, at in r["close_ranks"]["positions"].items():
+        m = u.model(ref.split("/", 1)[1])
+        assert math.dist(m.at, at) < 1e-6
+    assert main(["check", EXAMPLE, str(out), "--unit", "marines", "--action", "close-ranks",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["legal"] is True
+
+
+def test_cli_fight_save_refused_when_close_ranks_is_not_possible(tmp_path, capsys):
+    import json
+
+    from tmg.cli import main
+
+    src = tmp_path / "all-in-contact.json"  # every marine already in base contact
+    src.write_text(json.dumps({
+        "format": "tmg-scenario/1", "table": {"width": 54, "depth": 36},
+        "unit": [{"id": "queen", "type": "queen", "owner": "blue", "models": [list(Q)]},
+                 {"id": "marines", "type": "marine", "owner": "red",
+                  "models": [{"id": "m1", "at": list(on_queen(0, 0.0))},
+                             {"id": "m2", "at": list(on_queen(60, 0.0))}]}]}))
+    out = tmp_path / "after.toml"
+    assert main(["fight", str(src), "marines", "--save", str(out), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["close_ranks"]["possible"] is False
+    assert r["saved"] is None and "not possible" in r["save_refused"] and not out.exists()
+
+
+def test_render_check_rings_the_judged_leader(tmp_path):
+    """`tmg render --check`: the yellow ring marks the leading model the check judged (m2 here,
+    which leads close ranks), not the scenario's default leader (m1, first in id order)."""
+    from geom.judge import check
+    from viewer.overlays import Check
+    from viewer.scene import build_scene
+
+    before = doc(BEFORE)
+    after = after_lead(3.0)
+    assert after.unit("marines").leading_model.id == "m1"  # the default, unrecorded
+    verdict = check(before, after, action="close-ranks")
+    (u,) = verdict["units"]
+    assert u["legal"] is True and u["leading"] == "m2"
+    chk = Check(after, verdict, before=before)
+    sc = build_scene(chk.table(), [chk])
+    rings = [p.tag for p in sc.prims if p.tag.startswith("leader:marines/")]
+    assert rings == ["leader:marines/m2"]

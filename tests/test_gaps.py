@@ -266,3 +266,52 @@ def test_gaps_on_path_names_the_gap_and_its_width():
     lone = wall_table(u, TerrainPiece("w", 3, box(10, 0, 11, 8)))
     q = mv.shortest_path(lone, u, (4, 4), (17, 4))
     assert q is not None and mv.gaps_on_path(lone, u, q.points) == []
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000))
+def test_pieces_met_agree_with_the_overlay(seed: int) -> None:
+    """The distance-only count of separate pieces a base meets (geom.pieces) against the slow,
+    obviously-correct overlay: a fine disc ∩ the part's material, its pieces counted — at
+    random points near a top's bent edge line crossed by a model's base and an L-shaped
+    wall."""
+    import random
+
+    import numpy as np
+    import shapely
+    from shapely.geometry import LineString, Point
+
+    from geom.pieces import Pieces
+
+    rng = random.Random(seed)
+    r = rng.uniform(0.5, 1.2)
+    bend = LineString([(0, 0), (3, 0), (3 + rng.uniform(-1, 1), rng.uniform(1, 3)),
+                       (rng.uniform(-1, 1), 2.5)])
+    on = bend.interpolate(rng.uniform(0, 1), normalized=True)
+    base = Point(on.x + rng.uniform(-0.3, 0.3), on.y + rng.uniform(-0.3, 0.3))
+    ell = box(5, 0, 6, 3).union(box(5, 0, 8, 1))  # not convex: left to the overlay
+    cores = np.array([bend, base, box(-2, -2, -1.5, -1)], dtype=object)
+    extra = np.array([0.0, 0.63, 0.0])
+    part = np.array([0, 0, 1])
+    pcs = Pieces.build(cores, extra, part, 1e-6, 256)
+    assert pcs.decides.all() and not Pieces.build(np.array([ell], dtype=object), np.zeros(1),
+                                                    np.zeros(1, dtype=np.int64), 1e-6,
+                                                    256).decides[0]
+    material = shapely.union_all([bend, base.buffer(0.63, quad_segs=256)])
+    checked = 0
+    for _ in range(150):
+        p = Point(rng.uniform(-1, 5), rng.uniform(-1, 4))
+        if material.distance(p) >= r:
+            continue
+        disc = p.buffer(r, quad_segs=512)
+        under = disc.intersection(material)
+        # the overlay's own pieces, joined where they touch
+        parts = shapely.get_parts(under)
+        ref = len(shapely.get_parts(shapely.union_all(
+            [g.buffer(1e-9) for g in parts]))) if len(parts) else 0
+        got = pcs.count_met(p, r, np.array([0, 1]))
+        if abs(material.distance(p) - r) < 1e-3:
+            continue  # a rim grazing the material: the polygonised disc cannot say
+        assert (got >= 2) == (ref >= 2), (p.wkt, r, got, ref)
+        checked += 1
+    assert checked > 0

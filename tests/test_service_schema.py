@@ -69,3 +69,34 @@ def test_schema_and_loader_agree_on_the_fuzz_corpus() -> None:
         else:
             seen["other"] += 1  # geometry, limits, references: the loader's alone
     assert all(n >= 5 for n in seen.values()), seen
+
+
+def _unit_doc(**unit: Any) -> dict[str, Any]:
+    u = {"id": "a", "owner": "red", "size": 1, "base_mm": 25, "models": [[5, 5]], **unit}
+    return {"table": {"width": 20, "depth": 20}, "unit": [u]}
+
+
+@pytest.mark.parametrize("unit", [
+    {"coherent": True}, {"coherent": False}, {"coherent": None},
+    {"reserve": True, "models": ["m1", "m2"]}, {"reserve": True, "models": [{"id": "m1"}]},
+    {"reserve": None}, {"reserve": False, "models": [{"id": "m1", "at": [5, 5]}]},
+    {"speed": "4/7"}, {"speed": "-"}, {"speed": 6},
+], ids=repr)
+def test_the_schema_accepts_what_the_loader_accepts(unit: dict[str, Any]) -> None:
+    """The fields the fuzz corpus may not reach: the recorded coherency (§4.4), reserves with
+    models by id alone, a split or absent Speed."""
+    doc = _unit_doc(**unit)
+    assert loader_verdict(doc) is None
+    assert VALIDATOR.is_valid(doc), next(VALIDATOR.iter_errors(doc)).message
+
+
+@pytest.mark.parametrize("unit", [
+    {"coherent": "yes"}, {"coherent": 1}, {"reserve": "no"},
+    {"models": ["m1"]}, {"models": [{"id": "m1"}]}, {"reserve": False, "models": ["m1"]},
+    {"speed": [4]},
+], ids=repr)
+def test_the_schema_refuses_the_shapes_the_loader_refuses(unit: dict[str, Any]) -> None:
+    doc = _unit_doc(**unit)
+    exc = loader_verdict(doc)
+    assert exc is not None
+    assert not VALIDATOR.is_valid(doc), str(exc)

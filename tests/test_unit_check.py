@@ -407,3 +407,39 @@ def test_render_check_before_after_draws_both_tables_and_every_witness(tmp_path,
     assert "where it stood before" in svg and "witness: what the failure measures" in svg
     assert main(["render", "--check", ex, "-o", str(tmp_path / "c.svg")]) == 2
     assert "--check takes BEFORE AFTER" in capsys.readouterr().err
+
+
+def test_charge_check_names_the_better_spot_a_model_was_denied(tmp_path, run_tmg):
+    """§8.7.7 step 4: a roach left 2" behind its leader when base contact with the marauder was
+    open to it fails priority A; the failure carries the excess (its gap to the target's base)
+    and a witness (a free spot in base contact, the base drawn there)."""
+    import json
+    import tomllib
+
+    from geom import bases
+
+    ex = "examples/roach-charge.toml"
+    out = tmp_path / "charged.toml"
+    c = run_tmg("charge", ex, "roaches", "--targets", "marauder", "--roll", "3",
+                "--save", str(out), "--json")
+    doc = tomllib.loads(out.read_text(encoding="utf-8"))
+    roaches = next(u for u in doc["unit"] if u["id"] == "roaches")
+    lead = next(m for m in roaches["models"] if m["id"] == c["leading"])
+    lazy = next(m for m in roaches["models"] if m["id"] != c["leading"])
+    lazy["at"] = [lead["at"][0] - 2.0, lead["at"][1]]
+    bad_file = tmp_path / "lazy.json"
+    bad_file.write_text(json.dumps(doc), encoding="utf-8")
+    r = run_tmg("check", ex, str(bad_file), "--action", "charge", "--roll", "3", "--json")
+    assert not r["legal"]
+    (f,) = [f for f in r["units"][0]["failures"] if "could have been placed" in f["reason"]]
+    assert f["model"] == lazy["id"] and f["rule"] == judge.RULE_CHARGE
+    after = scenario.load(str(bad_file), tolerant=True)
+    m = after.unit("roaches").model(lazy["id"])
+    target = after.unit("marauder").models
+    gap = min(bases.ellipse_distance(m.ellipse, o.ellipse) for o in target)
+    assert f["excess"] == pytest.approx(gap, abs=1e-5) and gap > 0.5
+    # the spot lies in the band the placement searches for base contact (2e-3")
+    from geom.charge_region import CONTACT_BAND
+
+    spot = m.moved_to(tuple(f["witness"]["point"]))
+    assert min(bases.ellipse_distance(spot.ellipse, o.ellipse) for o in target) <= CONTACT_BAND

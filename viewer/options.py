@@ -84,8 +84,9 @@ def add_options(p: argparse.ArgumentParser) -> None:
     if ov.available("charge") and ov.available("reach"):
         g.add_argument("--charge", metavar="UNIT", action=_InOrder, default=[],
                        help="a charge: legal ends, shortest path, smallest roll (repeatable)")
-        g.add_argument("--targets", metavar="T1[,T2…]", action=_InOrder,
-                       help="the declared targets of the --charge before it")
+        g.add_argument("--targets", metavar="T1[/MODEL][,T2…]", action=_InOrder,
+                       help="the declared targets of the --charge before it (UNIT/MODEL: "
+                            "that unit's target model)")
         g.add_argument("--roll", type=int, choices=range(1, 7), metavar="D6", action=_InOrder,
                        help="its charge roll (1-6): shows the ends that roll reaches")
         g.add_argument("--modifier", type=float, metavar="M", action=_InOrder,
@@ -241,7 +242,8 @@ def _bound_overlay(bf: Battlefield, f: str, dest: str, value: Any, opts: dict[st
         if not opts.get("targets"):
             raise TmgError("--charge needs --targets T1[,T2…]", file=f, obj=value)
         unit = as_unit(bf, value, f, "--charge")
-        targets = tuple(as_unit(bf, t.strip(), f, "--targets").id
+        # UNIT, or UNIT/MODEL naming the charge's target model (§8.7.7 step 2): kept as given
+        targets = tuple(_target(bf, t.strip(), f)
                         for t in str(opts["targets"]).split(",") if t.strip())
         return ov.Charge(unit.id, targets, opts.get("roll"), opts.get("modifier") or 0.0)
     a, b = value
@@ -267,6 +269,14 @@ def _shape(opts: dict[str, Any], kind: str, shapes: dict[str, Any] | None) -> An
 
 def unit_ids(bf: Battlefield) -> list[str]:
     return [u.id for u in bf.units]
+
+
+def _target(bf: Battlefield, text: str, file: str) -> str:
+    """A declared charge target: its unit id, or `unit/model` when a model is named."""
+    x = resolve(bf, text, file)
+    if isinstance(x, Model):
+        return f"{x.unit}/{x.id}"
+    return as_unit(bf, text, file, "--targets").id
 
 
 def as_unit(bf: Battlefield, text: str, file: str, opt: str) -> Unit:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from shapely.geometry import Point as SPoint
 
@@ -286,6 +286,19 @@ class Check:
     after: Battlefield
     verdict: dict  # type: ignore[type-arg]  # `geom.judge.check`'s answer
     before: Battlefield | None = None
+
+    def table(self) -> Battlefield:
+        """AFTER as the picture shows it: each judged unit led by the leading model the
+        verdict names (the yellow ring marks the leader the check judged, not the scenario's
+        default)."""
+        bf = self.after
+        for u in self.verdict["units"]:
+            lead = u.get("leading")
+            ua = next((v for v in bf.units if v.id == u["unit"]), None)
+            if lead and ua is not None and ua.leading != lead \
+                    and any(m.id == lead for m in ua.models):
+                bf = bf.replace_unit(replace(ua, leading=lead))
+        return bf
 
     def build(self, bf: Battlefield) -> OverlayLayer:
         prims: list[Prim] = []

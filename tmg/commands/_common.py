@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import math
+from dataclasses import replace
 from typing import Any
 
 import scenario
+from geom.coherency import coherency
 from geom.errors import TmgError
 from geom.model import Battlefield, Model, Unit
 from scenario import refs
@@ -117,11 +119,14 @@ def add_save(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def save_after(args: argparse.Namespace, out: dict[str, Any], bf: Battlefield, unit: str,
-               positions: dict[str, Any] | None, destroyed: Any = (), why_not: str = "") -> None:
+               positions: dict[str, Any] | None, destroyed: Any = (), why_not: str = "",
+               moved: bool = True) -> None:
     """`--save`: the table after the action (`Battlefield.after_action`), written as a
     scenario that every command reads, so that sight or engagement can be asked of the table
     the action leaves — the GRASS it trampled gone (docs/rules.md#charge-grass). `positions` None: the action is not legal,
-    nothing is written and `save_refused` says why."""
+    nothing is written and `save_refused` says why. A moving action (`moved`) records the
+    unit's coherency at its end, casualties removed (`coherent`, §4.4:
+    docs/rules.md#coherency-persists); `saved_coherent` says what was written."""
     if not getattr(args, "save", None):
         return
     if positions is None:
@@ -131,6 +136,10 @@ def save_after(args: argparse.Namespace, out: dict[str, Any], bf: Battlefield, u
     gone = [*out.get("destroys_grass", []), *out.get("removed", [])]
     try:
         after = bf.after_action(unit, positions, destroyed=destroyed, pieces_gone=gone)
+        if moved and any(u.id == unit for u in after.units):
+            coherent = coherency(after, unit).ok
+            after = after.replace_unit(replace(after.unit(unit), coherent=coherent))
+            out["saved_coherent"] = coherent
         layout, extra = source_settings(args.file)
         kept = getattr(args, "saved_documents", None)
         if kept is not None:  # the service: the document in the answer, nothing written

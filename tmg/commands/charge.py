@@ -1,5 +1,6 @@
-"""`tmg charge FILE UNIT --targets T1[,T2…] [--modifier M] [--leading MODEL] [--roll D6]
-[--metabolic-boost]` (§8.7.7; Metabolic Boost "대사 촉진" on the Zergling cards)."""
+"""`tmg charge FILE UNIT --targets T1[/MODEL][,T2…] [--modifier M] [--leading MODEL] [--roll D6]
+[--metabolic-boost]` (§8.7.7, step 2: a target model per declared unit; Metabolic Boost
+"대사 촉진" on the Zergling cards)."""
 
 from __future__ import annotations
 
@@ -26,8 +27,10 @@ def register(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("charge", help=about("charge"))
     add_file(p)
     p.add_argument("unit", metavar="UNIT", help="the charging unit")
-    p.add_argument("--targets", required=True, metavar="T1[,T2...]",
-                   help="declared target units, comma-separated")
+    p.add_argument("--targets", required=True, metavar="T1[/MODEL][,T2...]",
+                   help="declared target units, comma-separated; UNIT/MODEL also names that "
+                        "unit's target model (the leader's base contact refers to it; default: "
+                        "the engine's choice, named in the answer)")
     p.add_argument("--modifier", type=finite_arg, default=0.0, metavar="M",
                    help='inches added to the charge distance (e.g. -2 for Concussive Shells)')
     p.add_argument("--leading", metavar="MODEL",
@@ -53,7 +56,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         answer = charge(bf, args.unit, targets, args.modifier, leading=args.leading,
                         roll=args.roll, metabolic_boost=args.metabolic_boost)
     except TmgError as exc:
-        field = "--metabolic-boost" if exc.field == "metabolic_boost" else exc.field
+        field = {"metabolic_boost": "--metabolic-boost",
+                 "targets": "--targets"}.get(exc.field or "", exc.field)
         raise TmgError(exc.detail, file=args.file, obj=exc.obj or args.unit,
                        field=field) from None
     out = answer.as_dict()
@@ -95,6 +99,21 @@ def _path_words(r: dict[str, Any]) -> str:
     return words + ", turning round " + ", ".join(f"({x:.2f}, {y:.2f})" for x, y in turns)
 
 
+def _target_model_words(r: dict[str, Any]) -> str:
+    """Which model of each declared unit the charge aims at (§8.7.7 step 2)."""
+    chosen = r.get("target_models") or {}
+    if not chosen:
+        return ""
+    how = r.get("target_model_choice") or {}
+    why = {"named": "", "base contact": " (the engine's choice: the leading model reaches its "
+           "base contact by the shortest path)",
+           "nearest": " (the engine's choice: the nearest to the leading model's end)"}
+    words = [f"{u}/{m}{why.get(how.get(u, ''), '')}" for u, m in chosen.items()]
+    return "  target model" + ("s" if len(words) > 1 else "") + ": " + ", ".join(words) + \
+        " — the leading model's base contact refers to " + \
+        ("them" if len(words) > 1 else "it") + " (8.7.7 step 2)"
+
+
 def text(r: dict[str, Any]) -> str:
     head = f'{r["unit"]} charges {", ".join(r["targets"])}: '
     boost = r.get("metabolic_boost")
@@ -117,7 +136,7 @@ def text(r: dict[str, Any]) -> str:
                f'({r["rule"]})')
     else:
         why = f'  {r["reason"]} ({r["rule"]})'
-    lines = [head, why]
+    lines = [head, why, _target_model_words(r)]
     if "roll" in r and r.get("roll_distance") is not None:
         lines.append(f'  rolled {r["roll"]}{" (the higher die)" if boost else ""}: charge '
                      f'distance {r["roll_distance"]:g}" — '

@@ -29,9 +29,9 @@ def register(sub: Any) -> argparse.ArgumentParser:
                    help="distance allowed (default: the unit's Speed); PLACE X takes X here")
     p.add_argument("--roll", type=int, metavar="D6",
                    help="a charge's D6 roll (default: any roll)")
-    p.add_argument("--targets", metavar="T1[,T2…]",
+    p.add_argument("--targets", metavar="T1[/MODEL][,T2…]",
                    help="a charge's declared target units (default: the enemy units its leader "
-                        "ends engaged with)")
+                        "ends engaged with); UNIT/MODEL names its target model (§8.7.7 step 2)")
     p.set_defaults(run=run, text=text)
     return p
 

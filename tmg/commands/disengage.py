@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "terrain_titles": piece_titles(bf, [*ans.destroys_grass, *ans.removed])}
     # a failed disengage is still an outcome: the unit stays and its leading model is destroyed
     moved = {m.split("/", 1)[1]: p for m, p in positions.items()} if ans.possible else {}
-    save_after(args, out, bf, u.id, moved, ans.destroyed)
+    save_after(args, out, bf, u.id, moved, ans.destroyed, moved=ans.possible)
     return out
 
 

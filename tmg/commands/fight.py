@@ -1,4 +1,4 @@
-"""`tmg fight FILE UNIT`: the unit's close combat (§8.8.1, §8.7.5): per enemy unit it is
+"""`tmg fight FILE UNIT [--save FILE]`: the unit's close combat (§8.8.1, §8.7.5): per enemy unit it is
 engaged with, its fighting and supporting ranks; whether it can close ranks, with the best legal
 end; and the order in which its models are removed as casualties."""
 
@@ -18,7 +18,7 @@ from geom.close_ranks import place_close_ranks
 from geom.coherency import coherency
 
 from . import about
-from ._common import add_file, load, resolve_unit
+from ._common import add_file, add_save, load, resolve_unit, save_after, saved_line
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -28,6 +28,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--leading", metavar="MODEL",
                    help="the model that leads close ranks (default: the unit's recorded "
                         "leading model, else whichever model closes ranks best)")
+    add_save(p, "close ranks (the unit re-placed round its leading model)")
     p.set_defaults(run=run, text=text)
     return p
 
@@ -62,13 +63,22 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     else:
         close.update({"positions": {m.ref: list(m.at) for m in u.models}, "casualties": [],
                       "in_coherency": coherency(bf, u).ok})
+    # --save: the table close ranks leaves (every model re-placed, coherency recorded); when
+    # it is not possible nothing is written and the answer says why
+    moved = ({r.split("/", 1)[1]: p for r, p in close["positions"].items()} if path else None)
+    save_after(args, close, bf, u.id, moved,
+               destroyed=[r.split("/", 1)[1] for r in close["casualties"]],
+               why_not=f"close ranks is not possible: {cr.reason}")
+    saved: dict[str, Any] = {k: close.pop(k) for k in ("saved", "save_refused", "saved_coherent")
+                             if k in close}
     if "leaders_tried" in cr.details:
         close["leaders_tried"] = {ref(m): v for m, v in cr.details["leaders_tried"].items()}
         close["leaders_skipped"] = [ref(m) for m in cr.details.get("leaders_skipped", [])]
     # the witness of the ranks: each fighting model with the enemy model it is engaged with
     witness = [[ref(m), e] for r in ranks for m, e in r.engaged_with.items()]
     out: dict[str, Any] = {"unit": u.id, "engaged_with": [r.enemy for r in ranks],
-                           "ranks": per_enemy, "close_ranks": close, "witness": witness}
+                           "ranks": per_enemy, "close_ranks": close, "witness": witness,
+                           **saved}
     if ranks:
         steps = removal_order(bf, u)
         out["casualty_order"] = [ref(s.removed) for s in steps]
@@ -118,4 +128,6 @@ def text(r: dict[str, Any]) -> str:
             lines.append(f'    {i}. {s["removed"]}: {s["reason"]}'
                          + (f' (could also be {", ".join(v for v in s["valid"] if v != s["removed"])})'
                             if len(s["valid"]) > 1 else ""))
+    if "saved" in r:
+        lines.append(saved_line(r, "close ranks"))
     return "\n".join(lines)

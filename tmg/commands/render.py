@@ -133,8 +133,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 raise TmgError(exc.detail, file=after_file, obj=exc.obj,
                                field=exc.field) from None
             raise
-        overlays.append(Check(after, verdict, before=bf))
-        shown = after  # the table as the player left it; BEFORE drawn faint by the overlay
+        judged = Check(after, verdict, before=bf)
+        overlays.append(judged)
+        # the table as the player left it, led by the judged leaders; BEFORE drawn faint
+        shown = judged.table()
     box = closeup_box(bf, args)
     scene = build_scene(shown, overlays, title=args.title)
     kept = getattr(args, "picture", None)

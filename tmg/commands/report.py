@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from geom import distance as dist
-from geom.coherency import coherency
+from geom.coherency import standing
 from geom.engagement import units_engaged
 from geom.markers import all_markers
 from geom.model import TOLERANCE, Battlefield
@@ -79,8 +79,9 @@ def engagements(bf: Battlefield, matrix: np.ndarray | None = None) -> list[dict[
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     bf = load(args)
-    # each unit's coherency once: the report's own section and the markers share it
-    verdicts = {u.id: coherency(bf, u) for u in bf.units}
+    # each unit's coherency once: the report's own section and the markers share it (as it
+    # stands between moving actions: a unit recorded coherent keeps it, §4.4)
+    verdicts = {u.id: standing(bf, u) for u in bf.units}
     coh = [{"unit": u.id, "in_coherency": verdicts[u.id].ok,
             "failures": verdicts[u.id].details["failures"], "reason": verdicts[u.id].reason}
            for u in bf.units]
