@@ -183,10 +183,7 @@ def create_app(settings: Settings | None = None, pool: Pool | None = None) -> Fa
 
     add_command_routes(app, answer)
     install_openapi(app)
-    try:
-        import web
-    except ImportError:  # the web view (issue 28) is not in this tree
-        pass
-    else:
-        app.include_router(web.router)
+    import web
+
+    app.include_router(web.router)
     return app

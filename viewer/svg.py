@@ -117,9 +117,13 @@ class _Writer:
 def svg_text(scene: Scene, frame: Frame) -> str:
     """The picture as an SVG document."""
     w = _Writer(frame)
+    t = frame.transform
+    # data-*: the world-to-picture transform (px = ox + scale·x, picture y up from the bottom),
+    # so a page that shows the picture can turn a tap into table inches (web/)
     head = ['<?xml version="1.0" encoding="UTF-8"?>',
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{frame.width}" '
-            f'height="{frame.height}" viewBox="0 0 {frame.width} {frame.height}">',
+            f'height="{frame.height}" viewBox="0 0 {frame.width} {frame.height}" '
+            f'data-scale="{t.scale!r}" data-ox="{t.ox!r}" data-oy="{t.oy!r}">',
             f"<title>{escape(scene.title)}</title>"]
     clip = ""
     if frame.view is not None:
