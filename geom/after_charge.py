@@ -120,6 +120,14 @@ def spots(bf: Battlefield, unit: Unit, m: Model, leader: Model, top: Surface,
     return EndSet((ex, ey, t.width - ex, t.depth - ey), groups, excl, closed)
 
 
+def placement_surfaces(bf: Battlefield, leader: Model) -> list[Surface]:
+    """Where the others may be placed round the leader: the mat, and the top the leader
+    stands on (§8.7.7 step 4, §8.8.1 step 1) — what the placement offers and the judge
+    searches for a better spot."""
+    top = top_at(bf, leader.at)
+    return [None] if top is None else [None, top]
+
+
 def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Unit],
                *, avoid_all_enemies: bool = False, cache: ZoneCache | None = None,
                toward: Mapping[str, Point] | None = None, staying: Sequence[Model] = (),
@@ -157,10 +165,7 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
     link = LinkChecker(bf, unit, engaged_enemies=[m for t in targets for m in t.models])
     avoid = [o for v in bf.units if v.owner != unit.owner
              and (avoid_all_enemies or v.id not in target_ids) for o in v.models if not o.flying]
-    surfaces: list[Surface] = [None]
-    lead_top = top_at(bf, leader.at)
-    if lead_top is not None:
-        surfaces.append(lead_top)
+    surfaces = placement_surfaces(bf, leader)
     tmodels = [o for t in targets for o in t.models if not o.flying]
     zone_cache: dict[tuple[Any, ...], Any] = {}
 
@@ -348,8 +353,7 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
             problems.append(f"{unit.id}/{mid} has no coherency link to the leading model")
     tiers: dict[str, str] = {}
     better_spots: list[dict[str, Any]] = []  # the witnesses of "could have been placed"
-    lead_top = top_at(bf, leader.at)
-    surfaces: list[Surface] = [None] if lead_top is None else [None, lead_top]
+    surfaces = placement_surfaces(bf, leader)
     for mid, m in moved.items():
         if mid == leader.id:
             continue
@@ -363,7 +367,6 @@ def check_placement(bf: Battlefield, unit: Unit, leader_end: Point, positions: d
         coh = shrink(base_shape(leader.ellipse, outer=False).buffer(distance,
                                                                     quad_segs=QUAD_SEGS),
                      mover_base(m))
-        # the mat, and the top the leader stands on (the surfaces `place_rest` offers)
         free = shapely.union_all([free_region(bf, unit, m, top, avoid, extra_bases=others)
                                   for top in surfaces]).intersection(coh)
         band = shapely.union_all([range_zone_inner(m, o, CONTACT_BAND) for o in tmodels])

@@ -164,14 +164,26 @@ def corner_circles(obstacles: list[Obstacle]) -> Circles:
                    np.array(sp, dtype=float), np.array(ob, dtype=np.int64))
 
 
-def _edges_and_vertices(obstacles: list[Obstacle]) -> tuple[Arr, Arr, Arr, Arr]:
-    """All core edges (x0, y0, x1, y1, rho) and vertices (x, y, rho) — for arc events."""
-    edges: list[tuple[float, float, float, float, float]] = []
-    verts: list[tuple[float, float, float]] = []
-    for o in obstacles:
+@dataclass(frozen=True)
+class CoreOutlines:
+    """Every core edge (x0, y0, x1, y1) and vertex (x, y), each with its obstacle's rho and
+    its obstacle (ascending) — for arc events, and for gap clearance's loci (geom.gaps)."""
+
+    edges: Arr
+    edge_rho: Arr
+    edge_of: NDArray[np.int64]
+    verts: Arr
+    vert_rho: Arr
+    vert_of: NDArray[np.int64]
+
+
+def core_outlines(obstacles: list[Obstacle]) -> CoreOutlines:
+    edges: list[tuple[float, float, float, float, float, int]] = []
+    verts: list[tuple[float, float, float, int]] = []
+    for k, o in enumerate(obstacles):
         g = o.core
         if isinstance(g, SPoint):
-            verts.append((g.x, g.y, o.rho))
+            verts.append((g.x, g.y, o.rho, k))
             continue
         parts = [g] if not hasattr(g, "geoms") else list(g.geoms)
         for part in parts:
@@ -179,12 +191,13 @@ def _edges_and_vertices(obstacles: list[Obstacle]) -> tuple[Arr, Arr, Arr, Arr]:
             for ring in rings:
                 xy = np.asarray(ring.coords)[:, :2]
                 for (x0, y0), (x1, y1) in zip(xy[:-1], xy[1:], strict=True):
-                    edges.append((x0, y0, x1, y1, o.rho))
+                    edges.append((x0, y0, x1, y1, o.rho, k))
                 for x, y in xy:
-                    verts.append((x, y, o.rho))
-    e = np.array(edges, dtype=float).reshape(-1, 5)
-    v = np.array(verts, dtype=float).reshape(-1, 3)
-    return e[:, :4], e[:, 4], v[:, :2], v[:, 2]
+                    verts.append((x, y, o.rho, k))
+    e = np.array(edges, dtype=float).reshape(-1, 6)
+    v = np.array(verts, dtype=float).reshape(-1, 4)
+    return CoreOutlines(e[:, :4], e[:, 4], e[:, 5].astype(np.int64), v[:, :2], v[:, 2],
+                        v[:, 3].astype(np.int64))
 
 
 # --------------------------------------------------------------------------- the free space
@@ -238,8 +251,13 @@ class FreeSpace:
         return GapModel.build(self)
 
     @cached_property
+    def outlines(self) -> CoreOutlines:
+        return core_outlines(self.obstacles)
+
+    @cached_property
     def _edges_vertices(self) -> tuple[Arr, Arr, Arr, Arr]:
-        e, er, v, vr = _edges_and_vertices(self.obstacles)
+        co = self.outlines
+        e, er, v, vr = co.edges, co.edge_rho, co.verts, co.vert_rho
         if self.two_clearances:
             # the state of a circle also changes where it crosses a base zone's boundary
             e, v = np.vstack([e, e]), np.vstack([v, v])

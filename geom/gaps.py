@@ -48,7 +48,7 @@ from shapely.geometry.base import BaseGeometry
 
 from .freespace import CLEAR_TOL, TWO_PI, Arr, Circles, circle_events, corner_circles
 from .model import TOLERANCE
-from .pieces import Pieces
+from .pieces import Pieces, is_convex, material_of, pairs_by_owner
 
 if TYPE_CHECKING:
     from .freespace import FreeSpace
@@ -102,7 +102,7 @@ class GapModel:
         ids = {r: k for k, r in enumerate(dict.fromkeys(roots))}
         part = np.array([ids[r] for r in roots], dtype=np.int64).reshape(n)
         members = np.bincount(part, minlength=len(ids))
-        convex_obstacle = np.array([_is_convex(o.core) for o in fs.obstacles],
+        convex_obstacle = np.array([is_convex(o.core) for o in fs.obstacles],
                                    dtype=bool).reshape(n)
         convex = members == 1
         convex[part[~convex_obstacle]] = False
@@ -114,10 +114,7 @@ class GapModel:
         fs, extra = self.fs, self.extra
         mats: list[list[BaseGeometry]] = [[] for _ in range(len(self.convex))]
         for k, o in enumerate(fs.obstacles):
-            g = o.core
-            if extra[k] > 0:
-                g = shapely.buffer(g, float(extra[k]), quad_segs=DISC_SEGS)
-            mats[self.part[k]].append(g)
+            mats[self.part[k]].append(material_of(o.core, float(extra[k]), DISC_SEGS))
         material = [shapely.union_all(m) for m in mats]
         for g in material:
             shapely.prepare(g)
@@ -151,8 +148,10 @@ class GapModel:
     def loci(self) -> tuple[Arr, NDArray[np.int64], Arr, NDArray[np.int64]]:
         """Core vertices (m, 2) and edges (k, 4) of obstacles in non-convex parts, each with
         its obstacle (ascending)."""
-        odd = [k for k in range(len(self.part)) if not self.convex[self.part[k]]]
-        return _core_loci(self.fs, odd)
+        co = self.fs.outlines
+        v_in = ~self.convex[self.part[co.vert_of]]
+        e_in = ~self.convex[self.part[co.edge_of]]
+        return co.verts[v_in], co.vert_of[v_in], co.edges[e_in], co.edge_of[e_in]
 
     def in_base_zones(self, geoms: NDArray[np.object_]) -> tuple[NDArray[np.int64],
                                                                  NDArray[np.int64]]:
@@ -280,7 +279,6 @@ class GapModel:
         out[idx[bad]] = False
         return out
 
-
     def _loci_crossings(self, a: Arr, v: Arr, L2: Arr, i: NDArray[np.int64],
                         j: NDArray[np.int64]) -> tuple[NDArray[np.int64], Arr] | None:
         """Where segments a + t·v (pairs (segment i, obstacle j) in a base zone) cross the
@@ -297,12 +295,11 @@ class GapModel:
         # circles: (segment, centre, radius)
         cs, cc, cr = [], [], []
         loci_v, loci_v_of, loci_e, loci_e_of = self.loci
-        for pts, of in ((loci_v, loci_v_of),):
-            if len(of):
-                si, pi = _pairs_by_owner(i, j, of)
-                cs.append(si)
-                cc.append(pts[pi])
-                cr.append(fs.rho_r[of[pi]])
+        if len(loci_v_of):
+            si, pi = pairs_by_owner(i, j, loci_v_of)
+            cs.append(si)
+            cc.append(loci_v[pi])
+            cr.append(fs.rho_r[loci_v_of[pi]])
         if len(self.corners):
             su = np.unique(i)
             si = np.repeat(su, len(self.corners))
@@ -323,7 +320,7 @@ class GapModel:
                 segs.append(s_[keep])
                 ts.append(t[keep])
         if len(loci_e_of):
-            si, ei = _pairs_by_owner(i, j, loci_e_of)
+            si, ei = pairs_by_owner(i, j, loci_e_of)
             e = loci_e[ei]
             A, d = e[:, 0:2], e[:, 2:4] - e[:, 0:2]
             Le = np.hypot(d[:, 0], d[:, 1])
@@ -347,29 +344,6 @@ class GapModel:
         return np.concatenate(segs), np.concatenate(ts)
 
 
-def _pairs_by_owner(i: NDArray[np.int64], j: NDArray[np.int64], of: NDArray[np.int64]
-                    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """For pairs (i, j) and items owned by obstacles (`of`, sorted): every (i, item of j)."""
-    lo = np.searchsorted(of, j, side="left")
-    hi = np.searchsorted(of, j, side="right")
-    cnt = hi - lo
-    rep = np.repeat(np.arange(len(j)), cnt)
-    first = np.cumsum(cnt) - cnt
-    item = lo[rep] + np.arange(int(cnt.sum())) - first[rep]
-    return i[rep], item
-
-
-def _is_convex(g: BaseGeometry) -> bool:
-    """A point, a single straight segment, or a polygon equal to its hull (within 1e-9)."""
-    if g.geom_type == "Point":
-        return True
-    if g.geom_type == "LineString":
-        return len(g.coords) <= 2
-    if g.geom_type == "Polygon":
-        return not g.interiors and g.convex_hull.area - g.area <= 1e-9
-    return False
-
-
 def _outline(g: BaseGeometry) -> BaseGeometry:
     return g.boundary if g.geom_type in ("Polygon", "MultiPolygon") else g
 
@@ -383,8 +357,7 @@ def _outline_corners(fs: FreeSpace, part: NDArray[np.int64], extra: Arr,
     out: list[Arr] = []
 
     def material(k: int) -> BaseGeometry:
-        g = fs.cores[k]
-        return shapely.buffer(g, float(extra[k]), quad_segs=DISC_SEGS) if extra[k] > 0 else g
+        return material_of(fs.cores[k], float(extra[k]), DISC_SEGS)
 
     for a, b in zip(ti.tolist(), tj.tolist(), strict=True):
         if convex[part[a]]:
@@ -399,30 +372,6 @@ def _outline_corners(fs: FreeSpace, part: NDArray[np.int64], extra: Arr,
     if not out:
         return np.zeros((0, 2))
     return np.unique(np.round(np.vstack(out), 12), axis=0)
-
-
-def _core_loci(fs: FreeSpace, odd: list[int]) -> tuple[Arr, NDArray[np.int64], Arr,
-                                                       NDArray[np.int64]]:
-    """Core vertices and edges of the obstacles `odd` (ascending), with their owners."""
-    vs: list[Arr] = []
-    vo: list[int] = []
-    es: list[Arr] = []
-    eo: list[int] = []
-    for k in odd:
-        g = fs.cores[k]
-        geoms = list(g.geoms) if hasattr(g, "geoms") else [g]
-        for part in geoms:
-            rings = [part.exterior, *part.interiors] if part.geom_type == "Polygon" else [part]
-            for ring in rings:
-                xy = np.asarray(shapely.get_coordinates(ring))
-                vs.append(xy)
-                vo += [k] * len(xy)
-                if len(xy) >= 2:
-                    es.append(np.hstack([xy[:-1], xy[1:]]))
-                    eo += [k] * (len(xy) - 1)
-    v = np.vstack(vs) if vs else np.zeros((0, 2))
-    e = np.vstack(es) if es else np.zeros((0, 4))
-    return v, np.array(vo, dtype=np.int64), e, np.array(eo, dtype=np.int64)
 
 
 def gap_circles(fs: FreeSpace) -> Circles:

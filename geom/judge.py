@@ -31,7 +31,7 @@ from shapely.geometry.base import BaseGeometry
 
 from . import bases
 from . import distance as dist
-from .after_charge import LinkChecker, spots
+from .after_charge import LinkChecker, placement_surfaces, spots
 from .close_ranks import CLOSE_RANKS_MOVE
 from .coherency import coherency, far_distances, range_failure, wide_base
 from .crossings import nearest_members
@@ -355,10 +355,7 @@ def close_ranks_failures(before: Battlefield, ub: Unit, ua: Unit, lead_id: str
     lead = ua.model(lead_id)
     link = LinkChecker(bf, ua, engaged_enemies=tmodels)
     by_ref = {o.ref: o for o in (*tmodels, *ua.models)}
-    # where a model may stand: the mat, and the top the leader stands on (as the placement
-    # itself offers, `after_charge.place_rest`)
-    lead_top = top_at(bf, lead.at)
-    surfaces = [None] if lead_top is None else [None, lead_top]
+    surfaces = placement_surfaces(bf, lead)
     for m in ua.by_id:
         if m.id == lead_id or m.id in held:
             continue

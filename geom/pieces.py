@@ -25,11 +25,21 @@ from shapely.geometry.base import BaseGeometry
 from .freespace import CLEAR_TOL, Arr
 
 
+def is_convex(core: BaseGeometry) -> bool:
+    """A point, a single straight segment, or a polygon equal to its hull (within 1e-9)."""
+    t = core.geom_type
+    if t == "Point":
+        return True
+    if t == "LineString":
+        return len(core.coords) <= 2
+    if t == "Polygon":
+        return not core.interiors and core.convex_hull.area - core.area <= 1e-9
+    return False
+
+
 def convex_pieces(core: BaseGeometry) -> list[BaseGeometry] | None:
     """A core as convex pieces (None: a core this cut cannot make convex)."""
     t = core.geom_type
-    if t == "Point":
-        return [core]
     if t in ("LineString", "MultiLineString"):
         lines = list(core.geoms) if t == "MultiLineString" else [core]
         out: list[BaseGeometry] = []
@@ -37,9 +47,24 @@ def convex_pieces(core: BaseGeometry) -> list[BaseGeometry] | None:
             xy = shapely.get_coordinates(ln)
             out += list(shapely.linestrings(np.stack([xy[:-1], xy[1:]], axis=1)))
         return out
-    if t == "Polygon" and not core.interiors and core.convex_hull.area - core.area <= 1e-9:
-        return [core]
-    return None
+    return [core] if is_convex(core) else None
+
+
+def material_of(core: BaseGeometry, extra: float, disc_segs: int) -> BaseGeometry:
+    """An obstacle's material: its core grown by its extra radius (polygonised discs)."""
+    return shapely.buffer(core, extra, quad_segs=disc_segs) if extra > 0 else core
+
+
+def pairs_by_owner(i: NDArray[np.int64], j: NDArray[np.int64], of: NDArray[np.int64]
+                   ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """For pairs (i, j) and items owned by obstacles (`of`, sorted): every (i, item of j)."""
+    lo = np.searchsorted(of, j, side="left")
+    hi = np.searchsorted(of, j, side="right")
+    cnt = hi - lo
+    rep = np.repeat(np.arange(len(j)), cnt)
+    first = np.cumsum(cnt) - cnt
+    item = lo[rep] + np.arange(int(cnt.sum())) - first[rep]
+    return i[rep], item
 
 
 @dataclass
@@ -84,8 +109,8 @@ class Pieces:
                 d = shapely.distance(g[a], g[b])
                 touch = d <= e[a] + e[b] + merge_tol
                 for x, y in zip(a[touch].tolist(), b[touch].tolist(), strict=True):
-                    ma = _material(g[x], e[x], disc_segs)
-                    mb = _material(g[y], e[y], disc_segs)
+                    ma = material_of(g[x], e[x], disc_segs)
+                    mb = material_of(g[y], e[y], disc_segs)
                     j = shapely.intersection(ma, mb)
                     if j.is_empty:  # abutting within merge_tol: the hairline between them
                         j = shapely.shortest_line(ma, mb)
@@ -98,10 +123,7 @@ class Pieces:
     def count_met(self, p: BaseGeometry, r: float, obstacles: NDArray[np.int64]) -> int:
         """How many separate pieces of material the disc (p, r) meets, of the material of
         `obstacles` (all of them cut into convex pieces)."""
-        lo = np.searchsorted(self.of, obstacles, side="left")
-        hi = np.searchsorted(self.of, obstacles, side="right")
-        idx = np.concatenate([np.arange(a, b) for a, b in zip(lo.tolist(), hi.tolist(),
-                                                              strict=True)])
+        _, idx = pairs_by_owner(obstacles, obstacles, self.of)
         if not len(idx):
             return 0
         met = idx[shapely.distance(p, self.geom[idx]) < self.extra[idx] + r - CLEAR_TOL]
@@ -121,7 +143,3 @@ class Pieces:
             for li in links[joined].tolist():
                 parent[find(int(self.link_a[li]))] = find(int(self.link_b[li]))
         return len({find(x) for x in parent})
-
-
-def _material(core: BaseGeometry, extra: float, disc_segs: int) -> BaseGeometry:
-    return shapely.buffer(core, extra, quad_segs=disc_segs) if extra > 0 else core
