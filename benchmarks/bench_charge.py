@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import scenario  # noqa: E402
-from benchmarks._before import old_package, to_before  # noqa: E402
-from geom.charge import charge  # noqa: E402
+from benchmarks._before import old_module, old_package, to_before  # noqa: E402
+from geom.combat._charge import charge  # noqa: E402
 
 BEFORE = "cd6fdc8"  # the last commit before the split and the rework
 TABLE = ROOT / "examples" / "battle-standard-1.toml"
@@ -70,15 +70,20 @@ KEPT = ("charge ends", "charge question", "charge question, outer")  # per-charg
 
 
 def drop_kept(bf: Any) -> None:
-    """Forget the charges' end sets and prepared questions (navigators and searches stay).
-    An engine from before the battlefield kept anything (`scratch`) has nothing to forget."""
+    """Forget the charges' end sets and prepared questions (navigators and searches stay):
+    today's engine keeps them in `bf.prepared`, an older one under these keys in `bf.scratch`,
+    and one from before the battlefield kept anything has nothing to forget."""
+    if hasattr(type(bf), "prepared"):
+        bf.prepared.charge_ends.clear()
+        bf.prepared.charge_questions.clear()
+        return
     kept = getattr(bf, "scratch", {})
     for k in [k for k in kept if isinstance(k, tuple) and k and k[0] in KEPT]:
         del kept[k]
 
 
 def bench_charges(repeat: int, old: Any) -> None:
-    old_charge = importlib.import_module("geom_before.charge").charge
+    old_charge = old_module(importlib.import_module("geom_before"), "charge").charge
     om = importlib.import_module("geom_before.model")
     warm_bf = scenario.load(TABLE)
     print(f"charges on {TABLE.name} (place=True: verdict, end, path and placement)")
@@ -157,16 +162,16 @@ def bench_charges(repeat: int, old: Any) -> None:
 
 
 def bench_report(repeat: int) -> None:
-    from geom import distance as dist
-    from geom.coherency import coherency
-    from geom.markers import all_markers
+    from geom.distance import unit_distance_matrix
+    from geom.markers._control import all_markers
+    from geom.movement._coherency import coherency
     from tmg.commands import report
 
     ob = importlib.import_module("geom_before")
-    odist = importlib.import_module("geom_before.distance")
-    ocoh = importlib.import_module("geom_before.coherency")
-    omark = importlib.import_module("geom_before.markers")
-    oeng = importlib.import_module("geom_before.engagement")
+    odist = old_module(ob, "distance")
+    ocoh = old_module(ob, "coherency")
+    omark = old_module(ob, "markers")
+    oeng = old_module(ob, "engagement")
     assert ob is not None
     bf = scenario.load(TABLE)
     units = list(bf.units)
@@ -174,7 +179,7 @@ def bench_report(repeat: int) -> None:
     def new_parts() -> dict[str, float]:
         b = scenario.load(TABLE)
         out: dict[str, float] = {}
-        out["distances"], m = timed(lambda: dist.unit_distance_matrix(units,
+        out["distances"], m = timed(lambda: unit_distance_matrix(units,
                                                                       [*units, *b.markers]))
         t, _ = timed(lambda: report.unit_distances(b, m))
         out["distances"] += t

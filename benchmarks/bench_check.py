@@ -3,11 +3,11 @@
     .venv/bin/python benchmarks/bench_check.py [--repeat N]
 
 On standard-1 (examples/battle-standard-1.toml), the 10 zerglings of `zerglings-a`:
-- placing the other 9 models after the leader's move (`geom.unit_move.place_unit`), warm;
+- placing the other 9 models after the leader's move (`geom.movement._unit_move.place_unit`), warm;
 - the wall of `tmg move … --save AFTER` against `tmg check BEFORE AFTER` for that move, each a
   fresh process (goal: check ≤ 1.5× move).
 - close ranks (examples/fight-close-ranks.toml, 5 marines on a queen): the whole-unit
-  re-placement (`geom.close_ranks.place_close_ranks`) and `geom.judge.check` of it, warm.
+  re-placement (`geom.combat._close_ranks.place_close_ranks`) and `geom.judge._check.check` of it, warm.
 Prints median, p99 and max of one run; compare ratios, not absolute times (shared machine).
 """
 
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import scenario  # noqa: E402
-from geom.unit_move import place_unit  # noqa: E402
+from geom.movement._unit_move import place_unit  # noqa: E402
 
 SCENE = str(ROOT / "examples" / "battle-standard-1.toml")
 UNIT, LEAD, TO = "zerglings-a", "1", (12.5, 16.0)
@@ -77,8 +77,8 @@ def main() -> int:
 def close_ranks(n: int) -> None:
     from dataclasses import replace
 
-    from geom import judge
-    from geom.close_ranks import place_close_ranks
+    from geom.combat._close_ranks import place_close_ranks
+    from geom.judge import _check as judge
 
     bf = scenario.load(str(ROOT / "examples" / "fight-close-ranks.toml"))
     u = bf.unit("marines")

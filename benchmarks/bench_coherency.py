@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from geom.bases import max_distance_to_ellipse  # noqa: E402
-from geom.coherency import coherency, far_distances  # noqa: E402
-from geom.model import SQUADRON, Base, Battlefield, Model, Table, Unit  # noqa: E402
+from geom.bases import max_distance_to_ellipse
+from geom.model import SQUADRON, Base, Battlefield, Model, Table, Unit
+from geom.movement._coherency import coherency, far_distances
 
 
 def unit(n: int, base: Base, step: float, leading: str | None, angle: float = 0.0) -> Unit:

@@ -1,7 +1,7 @@
 """Benchmark: shortest legal paths and move legality on an official-size table, and how the
 graph build and the queries grow with the number of pieces.
 
-Runs `geom.movement` on the `standard-1` layout (or, without map data, a fixed-seed random
+Runs `geom.movement._moves` on the `standard-1` layout (or, without map data, a fixed-seed random
 table of 32 pieces) with enemy units on it, and — in the same run, on the same inflated
 obstacles — extremitypathfinder, if it is installed. Prints one table; exits 0 either way.
 
@@ -38,9 +38,10 @@ from shapely.geometry.polygon import orient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._before import old_package, to_before  # noqa: E402
+from benchmarks._before import old_module, old_package, to_before  # noqa: E402
 from geom import movement as mv  # noqa: E402
-from geom.model import Base, Battlefield, Model, Speed, Table, TerrainPiece, Unit  # noqa: E402
+from geom.model import Base, Battlefield, Model, Speed, Table, TerrainPiece, Unit
+from geom.paths._navigator import Navigator  # noqa: E402
 
 
 def table_terrain() -> tuple[str, Table, tuple[TerrainPiece, ...]]:
@@ -72,7 +73,7 @@ def battlefield(table: Table, terrain: tuple[TerrainPiece, ...], size: int,
                 rng: random.Random) -> tuple[Battlefield, Unit]:
     mover = make_unit("mover", "red", [(1.5, 1.5)], size, 32 if size <= 2 else 80)
     bf = Battlefield(table, terrain, (mover,))
-    nav = mv.Navigator(bf, mover)
+    nav = Navigator(bf, mover)
     enemies: list[tuple[float, float]] = []
     while len(enemies) < 10:  # ten enemy bases where they fit
         p = (rng.uniform(2, table.width - 2), rng.uniform(2, table.depth - 2))
@@ -82,7 +83,7 @@ def battlefield(table: Table, terrain: tuple[TerrainPiece, ...], size: int,
     return bf, mover
 
 
-def free_pairs(nav: mv.Navigator, rng: random.Random, n: int) -> list[tuple[tuple[float, float],
+def free_pairs(nav: Navigator, rng: random.Random, n: int) -> list[tuple[tuple[float, float],
                                                                             tuple[float, float]]]:
     t = nav.bf.table
     pts: list[tuple[float, float]] = []
@@ -93,7 +94,7 @@ def free_pairs(nav: mv.Navigator, rng: random.Random, n: int) -> list[tuple[tupl
     return [(pts[2 * i], pts[2 * i + 1]) for i in range(n)]
 
 
-def epf_environment(nav: mv.Navigator, quad_segs: int) -> tuple[object, shapely.Polygon, float]:
+def epf_environment(nav: Navigator, quad_segs: int) -> tuple[object, shapely.Polygon, float]:
     """extremitypathfinder on the same clearance zones, grown to circumscribed polygons (so
     its paths are legal too)."""
     from extremitypathfinder import PolygonEnvironment
@@ -135,7 +136,7 @@ def fit(xs: list[float], ys: list[float]) -> float:
 
 
 def growth(queries: int, eager_max: int, seed: int) -> None:
-    from geom.navgraph import TangentGraph
+    from geom.paths._navgraph import TangentGraph
 
     sizes = [10, 30, 100, 300]
     print(f"\ngrowth with the number of pieces (density of an official table; {queries} "
@@ -150,7 +151,7 @@ def growth(queries: int, eager_max: int, seed: int) -> None:
         mover = make_unit("mover", "red", [(1.5, 1.5)], 2, 32)
         bf = Battlefield(table, terrain, (mover,))
         t0 = time.perf_counter()
-        nav = mv.Navigator(bf, mover)
+        nav = Navigator(bf, mover)
         build = time.perf_counter() - t0
         eager = math.nan
         if n <= eager_max:
@@ -161,7 +162,7 @@ def growth(queries: int, eager_max: int, seed: int) -> None:
         pairs = free_pairs(nav, rng, queries)
         times, used = [], []
         for s, g in pairs:
-            fresh = mv.Navigator(bf, mover)  # no tangents kept from earlier queries
+            fresh = Navigator(bf, mover)  # no tangents kept from earlier queries
             t0 = time.perf_counter()
             fresh.shortest_path(s, g)
             times.append(time.perf_counter() - t0)
@@ -186,7 +187,7 @@ def before_columns(old: object, bf: Battlefield, pairs: list, tq: float, tm: flo
     """The same path and move queries on the old engine: its ms per query and the ratios."""
     import importlib
 
-    omv = importlib.import_module(f"{old.__name__}.movement")
+    omv = old_module(old, "movement")
     om = importlib.import_module(f"{old.__name__}.model")
     obf = to_before(bf, om)
     mover = obf.unit("mover")
@@ -243,7 +244,7 @@ def main() -> int:
         rng = random.Random(args.seed)
         bf, mover = battlefield(table, terrain, size, rng)
         t0 = time.perf_counter()
-        nav = mv.Navigator(bf, mover)
+        nav = Navigator(bf, mover)
         build = time.perf_counter() - t0
         pairs = free_pairs(nav, rng, args.queries)
         ours, tq, tm = time_queries(mv, bf, mover, nav, pairs)

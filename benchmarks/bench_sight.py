@@ -1,4 +1,4 @@
-"""Benchmark: exact line of sight (geom.sight) — the batch, one question at a time, the naive
+"""Benchmark: exact line of sight (geom.sight._sight) — the batch, one question at a time, the naive
 samplers, and how the cost scales.
 
 Run: `python benchmarks/bench_sight.py [--pairs-64 N] [--seed S] [--random-table] [--no-scaling]`
@@ -9,7 +9,7 @@ of 25, 32, 40 and 50 mm and a few 40×100 mm ovals, Sizes 1–3, 5 % hidden) pla
 legally, with a fixed seed. Every pair red → blue is asked (1600 pairs). Everything below is
 measured in one run; ratios are what to compare (the machine is shared).
 
-1. Batch: `SightContext(bf).matrix(red, blue)`, table preparation timed apart; the best of
+1. Batch: `sight_matrix(SightContext(bf), red, blue)`, table preparation timed apart; the best of
    `--repeat` runs, each on a fresh table. Per-pair cost: every pair's share of the work all pairs
    share, plus — for the pairs that needed candidate lines — an equal share of the time the exact
    search spends on those (measured by running that search again on them alone). The mean is the
@@ -20,7 +20,7 @@ measured in one run; ratios are what to compare (the machine is shared).
    every blocking obstacle with shapely 2 (vectorised), for n = 16, 32, 64. A sampler can only miss
    lines ("blocked" where the exact search has a witness); the other direction would be an
    exactness bug and is counted separately.
-3. One question at a time: `ctx.line_of_sight(a, b)` on the prepared table (viewers cached), for
+3. One question at a time: `pair_sight(ctx, a, b)` on the prepared table (viewers cached), for
    visible and for blocked pairs; then the same with the verdict's reason read (for a blocked
    pair that includes the irreducible set of blocking pieces).
 4. Scaling: per-pair cost against models per side (5–160, standard-1, 32 mm bases), against
@@ -50,11 +50,12 @@ from shapely.geometry import Polygon, box
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from geom.model import Base, Battlefield, Marker, Model, Table, TerrainPiece, Unit  # noqa: E402
-from geom.segments import BLOCKED as SEARCH_BLOCKED  # noqa: E402
-from geom.segments import FIRST, FOUND, SEPARATED, search_jobs  # noqa: E402
-from geom.sight import BLOCKED, VISIBLE, SightContext, SightMatrix  # noqa: E402
-from geom.sight_matrix import blocking_rows  # noqa: E402
+from geom.lines._segments import BLOCKED as SEARCH_BLOCKED
+from geom.lines._segments import FIRST, FOUND, SEPARATED, search_jobs
+from geom.model import Base, Battlefield, Marker, Model, Table, TerrainPiece, Unit
+from geom.sight._matrix import BLOCKED, VISIBLE, SightMatrix, blocking_rows, sight_matrix
+from geom.sight._pair import pair_sight
+from geom.sight._table import SightContext
 
 BASELINE = {"median": 31.1, "mean": 75.4, "source": "commit cd6fdc8, measured at the start"}
 
@@ -181,7 +182,7 @@ def timed_matrix(bf: Battlefield, red: list[Model | Marker], blue: list[Model | 
     for _ in range(repeat):
         ctx = SightContext(bf)
         t0 = time.perf_counter()
-        mat = ctx.matrix(red, blue)
+        mat = sight_matrix(ctx, red, blue)
         t = time.perf_counter() - t0
         if t < best:
             best, keep = t, (ctx, mat)
@@ -224,7 +225,7 @@ def single_questions(bf: Battlefield, mat: SightMatrix, red: list[Model], blue: 
         bare, full = [], []
         for i, j in pairs:
             t0 = time.perf_counter()
-            v = ctx.line_of_sight(red[i], blue[j])
+            v = pair_sight(ctx, red[i], blue[j])
             t1 = time.perf_counter()
             _ = v.reason
             t2 = time.perf_counter()

@@ -28,7 +28,7 @@ sys.path.insert(0, ROOT)
 
 def _job(step: float):
     import maps
-    from geom import survey as S
+    import survey as S
     from geom.model import Battlefield
 
     lay = maps.load_layout("standard-1")
@@ -45,7 +45,7 @@ def exposure(step: float, repeats: int = 2) -> list[tuple[str, float, float, int
     import numpy as np
     from dask.distributed import Client, LocalCluster
 
-    from geom import survey as S
+    import survey as S
 
     job = _job(step)  # a fresh key per run: every run prepares its own table
     t = time.perf_counter()
@@ -61,7 +61,7 @@ def exposure(step: float, repeats: int = 2) -> list[tuple[str, float, float, int
             with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                               dashboard_address=":0", silence_logs=logging.ERROR) as c, \
                     Client(c) as client:
-                client.run(lambda: __import__("geom.survey"))
+                client.run(lambda: __import__("survey._survey"))
                 up = time.perf_counter() - t0
                 job = _job(step)
                 t = time.perf_counter()

@@ -7,10 +7,10 @@ models) on every official layout; per command p50, p99 and max, cold and warm, i
 Each table is one official layout with two units of catalogue types (1-10 models each,
 placed at random until the scenario loader accepts them: on the table, off impassable terrain,
 no overlaps), the target 3-14" from the charger. Per table:
-- charge, cold: `geom.charge.charge` on a freshly loaded battlefield (its navigators and end
+- charge, cold: `geom.combat._charge.charge` on a freshly loaded battlefield (its navigators and end
   sets built for the question, as one `tmg charge` process does); warm: a second charge with
   another modifier on the same battlefield (what a session or a service asks next);
-- move, cold: `geom.movement.check_move` of one model of the charger to a random point within
+- move, cold: `geom.movement._moves.check_move` of one model of the charger to a random point within
   its Speed + 2", fresh battlefield and navigator; warm: another model to another point with
   the same navigator.
 Goals: max <= 1 s cold, p99 <= 100 ms warm. Every query slower than `--slow` seconds (default
@@ -35,9 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from formats.atomic import write_text  # noqa: E402
-from geom import movement as mv  # noqa: E402
-from geom.charge import charge  # noqa: E402
+from geom.combat._charge import charge  # noqa: E402
 from geom.errors import TmgError  # noqa: E402
+from geom.movement import _moves as mv  # noqa: E402
 from maps import layout_ids, load_layout  # noqa: E402
 from scenario import catalogue, parse_document  # noqa: E402
 

@@ -33,7 +33,7 @@ def main() -> int:
     sys.path.insert(0, a.root)
     import scenario
     from formats import atomic
-    from geom.charge import charge
+    from geom.combat._charge import charge
     from geom.errors import TmgError
 
     jobs: list[tuple[str, str, list[str], float]] = []

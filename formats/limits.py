@@ -3,7 +3,7 @@
 dozen models — and they keep every question on an accepted scenario bounded in time and memory.
 Each is checked when a file is read, with a message naming the file, the object and the field.
 
-A survey's grid is limited by the engine itself (`geom.survey_grid.check_grid`: 100,000 cells,
+A survey's grid is limited by the engine itself (`survey.check_grid`: 100,000 cells,
 steps of at least 0.1"), the one place that limit lives.
 """
 

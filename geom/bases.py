@@ -1,6 +1,7 @@
 """Exact geometry of bases: discs and ovals (ellipses), for distances (rulebook §4.1, §4.2).
 
 Guarantees, per function:
+
 - disc answers are closed forms (exact to rounding);
 - point-to-oval distance solves the normal-equation root by Newton's method, started where it
   converges monotonically, to double precision;
@@ -30,7 +31,8 @@ from shapely import affinity
 from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
 
-from .model import TOLERANCE, Battlefield, Ellipse
+from .model import Battlefield, Ellipse
+from .tolerance import DIVISION_FLOOR, GOLDEN_STEP, HULL_AREA_SLACK, NEWTON_CONVERGED
 
 _SAMPLES = 256
 _GOLDEN = (math.sqrt(5) - 1) / 2
@@ -82,7 +84,7 @@ def point_distance(e: Ellipse, pts: np.ndarray | tuple[float, float]) -> np.ndar
             step = np.where(df < 0, -f / np.where(df < 0, df, -1.0), 0.0)
         step = np.where(inside, 0.0, np.maximum(step, 0.0))
         t = t + step
-        if float(np.max(step / np.maximum(t, 1e-300), initial=0.0)) < 1e-15:
+        if float(np.max(step / np.maximum(t, DIVISION_FLOOR), initial=0.0)) < NEWTON_CONVERGED:
             break
     qx, qy = a * a * y0 / (t + a * a), b * b * y1 / (t + b * b)
     d = np.hypot(y0 - qx, y1 - qy)
@@ -95,7 +97,7 @@ def _refine(f: Callable[[float], float], t0: float, h: float, maximise: bool) ->
     x1 = hi - _GOLDEN * (hi - lo)
     x2 = lo + _GOLDEN * (hi - lo)
     f1, f2 = sign * f(x1), sign * f(x2)
-    while hi - lo > 1e-12:
+    while hi - lo > GOLDEN_STEP:
         if f1 < f2:
             hi, x2, f2 = x2, x1, f1
             x1 = hi - _GOLDEN * (hi - lo)
@@ -233,19 +235,12 @@ def ellipse_convex_distances(ellipses: Sequence[Ellipse], parts: np.ndarray) -> 
     return np.maximum(0.0, best)
 
 
-def _frame_matrix(e: Ellipse) -> tuple[float, float, float, float, float, float]:
+def frame_matrix(e: Ellipse) -> tuple[float, float, float, float, float, float]:
     """Affine map (shapely order a,b,d,e,xoff,yoff) taking e to the unit circle at the origin."""
     c, s = math.cos(e.theta), math.sin(e.theta)
     m00, m01 = c / e.a, s / e.a
     m10, m11 = -s / e.b, c / e.b
     return (m00, m01, m10, m11, -(m00 * e.cx + m01 * e.cy), -(m10 * e.cx + m11 * e.cy))
-
-
-def ellipses_meet(a: Ellipse, b: Ellipse, tol: float = TOLERANCE) -> bool:
-    """True when the two bases overlap or touch (within tol)."""
-    if a.is_disc and b.is_disc:
-        return math.hypot(a.cx - b.cx, a.cy - b.cy) <= a.a + b.a + tol
-    return ellipse_distance(a, b) <= tol
 
 
 def ellipse_distance(a: Ellipse, b: Ellipse) -> float:
@@ -266,7 +261,7 @@ def geometry_meets(e: Ellipse, g: BaseGeometry, tol: float = 0.0) -> bool:
         return float(shapely.distance(SPoint(e.centre), g)) <= e.a + tol
     if tol:
         return ellipse_geometry_distance(e, g) <= tol
-    img = affinity.affine_transform(g, list(_frame_matrix(e)))
+    img = affinity.affine_transform(g, list(frame_matrix(e)))
     return float(shapely.distance(SPoint(0, 0), img)) <= 1.0
 
 
@@ -324,7 +319,7 @@ def max_distance_to_geometry(e: Ellipse, g: BaseGeometry) -> float:
         return f
 
     best = optimise_on_rim(rim(1.0), maximise=True)[1]
-    convex = abs(g.convex_hull.area - g.area) <= 1e-9 and g.geom_type in ("Polygon", "Point")
+    convex = abs(g.convex_hull.area - g.area) <= HULL_AREA_SLACK and g.geom_type in ("Polygon", "Point")
     if not convex:
         for k in range(1, 16):
             best = max(best, optimise_on_rim(rim(1 - k / 16), maximise=True, samples=64)[1])
@@ -335,11 +330,11 @@ def max_distance_to_geometry(e: Ellipse, g: BaseGeometry) -> float:
 def piece_boxes(bf: Battlefield) -> np.ndarray:
     """(n, 4) bounding boxes (x0, y0, x1, y1) of the battlefield's footprints, in terrain
     order, kept with the battlefield."""
-    got = bf.scratch.get(("piece boxes",))
-    if not isinstance(got, np.ndarray):
-        got = bf.scratch[("piece boxes",)] = np.array(
-            [p.footprint.bounds for p in bf.terrain], dtype=float).reshape(-1, 4)
-    return got
+    kept = bf.prepared
+    if kept.piece_boxes is None:
+        kept.piece_boxes = np.array([p.footprint.bounds for p in bf.terrain],
+                                    dtype=float).reshape(-1, 4)
+    return kept.piece_boxes
 
 
 def boxes_near(boxes: np.ndarray, e: Ellipse, reach: float = 0.0) -> np.ndarray:

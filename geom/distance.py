@@ -29,7 +29,8 @@ from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
 
 from . import bases
-from .model import TOLERANCE, Ellipse, Marker, Model, TerrainPiece, Unit
+from .model import Ellipse, Marker, Model, TerrainPiece, Unit
+from .tolerance import TOLERANCE
 
 Thing: TypeAlias = Model | Unit | Marker | TerrainPiece | tuple[float, float] | BaseGeometry
 Part: TypeAlias = Ellipse | BaseGeometry
@@ -64,7 +65,31 @@ def part_distance(p: Part, q: Part) -> float:
 
 
 def distance(x: Thing, y: Thing) -> float:
-    """Shortest base-to-base distance in inches."""
+    """Shortest base-to-base distance in inches.
+
+    Parameters
+    ----------
+    x, y : Model, Unit, Marker, TerrainPiece, point or shapely geometry
+        What is measured: a base, a unit (its nearest model), a marker, a piece's footprint,
+        a point ``(x, y)`` or a zone.
+
+    Returns
+    -------
+    float
+        The shortest horizontal distance between them, 0 when they touch or overlap (§4.1).
+
+    Examples
+    --------
+    A 32 mm base 1.9" (centre to centre) from another, with a 0.5" wall between:
+
+    >>> from shapely.geometry import box
+    >>> from geom import Base, Model, TerrainPiece, distance
+    >>> base = Base.from_mm(32)
+    >>> a = Model.make("1", unit="a", owner="red", at=(10.3, 6), base=base, size=1)
+    >>> b = Model.make("1", unit="b", owner="blue", at=(12.2, 6), base=base, size=1)
+    >>> round(distance(a, b), 3), round(distance(a, TerrainPiece("wall", 3, box(11, 0, 11.5, 8))), 3)
+    (0.64, 0.07)
+    """
     return min(part_distance(p, q) for p in parts(x) for q in parts(y))
 
 
@@ -104,6 +129,29 @@ def unit_distance_matrix(units: Sequence[Unit], others: Sequence[Unit | Marker]
 
 
 def within(x: Thing, y: Thing, d: float) -> bool:
+    """WITHIN d (§4.2): some part of `x` is at most `d` from `y` (a unit: any of its models).
+
+    Parameters
+    ----------
+    x, y : Model, Unit, Marker, TerrainPiece, point or shapely geometry
+        What is measured (as for `distance`).
+    d : float
+        The distance in inches.
+
+    Returns
+    -------
+    bool
+        ``distance(x, y) <= d``, touching and grazing (1e-6") included.
+
+    Examples
+    --------
+    >>> from geom import Base, Model, within
+    >>> base = Base.from_mm(32)
+    >>> a = Model.make("1", unit="a", owner="red", at=(10.3, 6), base=base, size=1)
+    >>> b = Model.make("1", unit="b", owner="blue", at=(12.2, 6), base=base, size=1)
+    >>> within(a, b, 0.6402), within(a, b, 0.6401)  # the gap is 1.9 - 1.2598 = 0.64016"
+    (True, False)
+    """
     return distance(x, y) <= d + TOLERANCE
 
 
@@ -146,5 +194,32 @@ def max_distance(p: Part, ys: Sequence[Part]) -> float:
 
 
 def wholly_within(x: Thing, y: Thing, d: float) -> bool:
+    """WHOLLY WITHIN d (§4.2): every point of `x`'s base is at most `d` from `y` (a unit:
+    every point of every one of its models).
+
+    Parameters
+    ----------
+    x, y : Model, Unit, Marker, TerrainPiece, point or shapely geometry
+        What is measured (as for `distance`).
+    d : float
+        The distance in inches.
+
+    Returns
+    -------
+    bool
+        Whether the farthest point of `x` is within `d` of `y` (1e-6" tolerance).
+
+    Examples
+    --------
+    A 32 mm base (1.26" across) 0.64" from another is within 0.64" of it, and wholly within
+    0.64 + 1.26 = 1.9":
+
+    >>> from geom import Base, Model, wholly_within
+    >>> base = Base.from_mm(32)
+    >>> a = Model.make("1", unit="a", owner="red", at=(10.3, 6), base=base, size=1)
+    >>> b = Model.make("1", unit="b", owner="blue", at=(12.2, 6), base=base, size=1)
+    >>> wholly_within(a, b, 0.64), wholly_within(a, b, 1.9), wholly_within(a, b, 1.899)
+    (False, True, False)
+    """
     ys = parts(y)
     return all(max_distance(p, ys) <= d + TOLERANCE for p in parts(x))

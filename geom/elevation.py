@@ -28,6 +28,7 @@ from shapely.geometry import Point as SPoint
 from .bases import boxes_near, piece_boxes
 from .errors import TmgError
 from .model import Battlefield, Model, TerrainPiece
+from .tolerance import AREA_TOLERANCE
 
 GROUND, MID, HIGH, AIR = "ground", "mid", "high", "flying"
 
@@ -59,15 +60,14 @@ def top_at(bf: Battlefield, at: tuple[float, float]) -> TerrainPiece | None:
     """The top a base centred at `at` stands on: of the standable pieces under that point, the
     one of greatest effective size (None: the mat). Kept with the battlefield by point: the
     same models' tops are asked for again and again."""
-    kept = bf.scratch.get(("tops",))
-    if not isinstance(kept, dict) or len(kept) >= TOPS_KEPT:
-        kept = bf.scratch[("tops",)] = {}
+    prepared = bf.prepared
+    if len(prepared.tops) >= TOPS_KEPT:
+        prepared.tops = {}
+    kept = prepared.tops
     key = (float(at[0]), float(at[1]))
     if key not in kept:
         kept[key] = _top_at(bf, key)
-    got = kept[key]
-    assert got is None or isinstance(got, TerrainPiece)
-    return got
+    return kept[key]
 
 
 def _top_at(bf: Battlefield, at: tuple[float, float]) -> TerrainPiece | None:
@@ -110,6 +110,32 @@ def stacked_with(bf: Battlefield, ids: set[str]) -> set[str]:
 
 
 def model_effective_size(bf: Battlefield, model: Model) -> float:
+    """A model's effective size (§7.1.2): its Size (0 when BURROWED) plus the effective size of
+    the piece it stands on; FLYING models are infinitely high.
+
+    Parameters
+    ----------
+    bf : Battlefield
+        The table.
+    model : Model
+        The model.
+
+    Returns
+    -------
+    float
+        The effective size (``math.inf`` for a flying model).
+
+    Examples
+    --------
+    A Size-1 model on a Size-3 hill, and the same model on the mat:
+
+    >>> from shapely.geometry import box
+    >>> from geom import Base, Battlefield, Model, Table, TerrainPiece, model_effective_size
+    >>> m = Model.make("1", unit="a", owner="red", at=(3, 3), base=Base.from_mm(32), size=1)
+    >>> bf = Battlefield(Table(24, 12), (TerrainPiece("hill", 3, box(0, 0, 6, 6), standable=True),))
+    >>> model_effective_size(bf, m), model_effective_size(bf, m.moved_to((9, 9)))
+    (4, 1)
+    """
     if model.flying:
         return math.inf
     piece = standing_piece(bf, model)
@@ -117,6 +143,30 @@ def model_effective_size(bf: Battlefield, model: Model) -> float:
 
 
 def elevation_level(bf: Battlefield, model: Model) -> str:
+    """A model's elevation level (§7.1.4, §8.5.3): ground level, mid ground or high ground, by
+    the effective size of the top its base's centre stands on; "flying" for a FLYING model.
+
+    Parameters
+    ----------
+    bf : Battlefield
+        The table.
+    model : Model
+        The model.
+
+    Returns
+    -------
+    str
+        "ground", "mid", "high" or "flying".
+
+    Examples
+    --------
+    >>> from shapely.geometry import box
+    >>> from geom import Base, Battlefield, Model, Table, TerrainPiece, elevation_level
+    >>> m = Model.make("1", unit="a", owner="red", at=(3, 3), base=Base.from_mm(32), size=1)
+    >>> bf = Battlefield(Table(24, 12), (TerrainPiece("hill", 3, box(0, 0, 6, 6), standable=True),))
+    >>> elevation_level(bf, m), elevation_level(bf, m.moved_to((9, 9)))
+    ('high', 'ground')
+    """
     if model.flying:
         return AIR
     piece = standing_piece(bf, model)
@@ -128,10 +178,9 @@ def base_on_high_ground(bf: Battlefield, model: Model) -> bool:
     Kept with the battlefield: a report asks it of every model for every attacking unit."""
     if model.flying:
         return False
-    key = ("base on high ground", model)
-    got = bf.scratch.get(key)
-    if isinstance(got, bool):
-        return got
+    kept = bf.prepared.high_ground
+    if model in kept:
+        return kept[model]
     e = model.ellipse
     near = [p for p, close in zip(bf.terrain, boxes_near(piece_boxes(bf), e), strict=True)
             if close and p.can_stand_on and piece_effective_size(bf, p) >= 3]
@@ -141,6 +190,6 @@ def base_on_high_ground(bf: Battlefield, model: Model) -> bool:
         found = True
     else:
         poly = e.shape
-        found = any(shapely.intersection(p.footprint, poly).area > 1e-9 for p in near)
-    bf.scratch[key] = found
+        found = any(shapely.intersection(p.footprint, poly).area > AREA_TOLERANCE for p in near)
+    kept[model] = found
     return found

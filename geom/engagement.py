@@ -6,9 +6,9 @@ horizontally) and all of §7.2.1 holds:
 - combat tags: both GROUND; a flying model never engages;
 - terrain: no terrain of Size 2+ between them. **Decision**
   (docs/rules.md#engagement-terrain): some segment of length ≤ 1" joining the two bases crosses the interior of no Size-2+
-  footprint, pieces that touch being joined first, exactly as for sight (`geom.seams`), so no
+  footprint, pieces that touch being joined first, exactly as for sight (`geom.lines._seams`), so no
   segment slips through the zero-width seam between two sections of one wall. This is decided
-  exactly by `geom.segments.find_clear_segment`, whose segment is the witness;
+  exactly by `geom.lines._segments.find_clear_segment`, whose segment is the witness;
 - elevation: high ground never engages ground level (and vice versa); a mid-ground model engages a
   ground-level or high-ground model only when both bases touch the same access point.
 
@@ -48,9 +48,9 @@ from shapely.ops import unary_union
 
 from . import bases
 from .elevation import GROUND, HIGH, MID, elevation_level, piece_effective_size, standing_piece
-from .model import TOLERANCE, Battlefield, Model, TerrainPiece, Unit
-from .seams import line_obstacles
-from .segments import PreparedObstacles, find_clear_segment
+from .lines import PreparedObstacles, find_clear_segment, line_obstacles
+from .model import Battlefield, Model, TerrainPiece, Unit
+from .tolerance import TOLERANCE
 from .verdict import Verdict
 
 ENGAGEMENT_RANGE = 1.0  # §7.2
@@ -126,7 +126,7 @@ def surface_size(bf: Battlefield, m: Model) -> int:
 
 
 def terrain_blockers(bf: Battlefield, exclude: set[str], floor: int) -> list[TerrainPiece]:
-    """Pieces at least 2 high above `floor`, other than the `exclude`d stacks (§7.2.1)."""
+    """Pieces at least 2 high above `floor`, other than the stacks in `exclude` (§7.2.1)."""
     return [p for p in bf.terrain
             if p.id not in exclude and not p.is_token and p.size > 0
             and piece_effective_size(bf, p) - floor >= BLOCKING_HEIGHT]
@@ -164,17 +164,18 @@ def clear_segment(bf: Battlefield, a: Model, b: Model,
                   pieces: Sequence[TerrainPiece] | None = None
                   ) -> tuple[tuple[float, float], tuple[float, float]] | None:
     """A segment of length ≤ 1" from a's base to b's base crossing no blocking piece, or None.
-    Pieces that touch are joined first (`geom.seams`), as for sight and template lines."""
+    Pieces that touch are joined first (`geom.lines._seams`), as for sight and template lines."""
     if pieces is None:
         pieces = blocking_pieces(bf, a, b)
-    key = ("engagement obstacles", tuple(p.id for p in pieces))  # the same few, again and again
-    obs = bf.scratch.get(key)
-    if not isinstance(obs, PreparedObstacles):
+    kept = bf.prepared.engagement_obstacles
+    key = tuple(p.id for p in pieces)  # the same few, again and again
+    obs = kept.get(key)
+    if obs is None:
         shapes: list[Polygon] = []
         for p in pieces:
             s = _obstacle_shape(p)
             shapes.extend(getattr(s, "geoms", [s]))
-        obs = bf.scratch[key] = PreparedObstacles.build(line_obstacles(shapes))
+        obs = kept[key] = PreparedObstacles.build(line_obstacles(shapes))
     return find_clear_segment(a.ellipse, b.ellipse, obs, max_length=ENGAGEMENT_RANGE)
 
 
@@ -224,7 +225,39 @@ def _who(m: Model, level: str) -> str:
 
 
 def models_engaged(bf: Battlefield, a: Model, b: Model) -> Verdict:
-    """Are two models engaged (§7.2, §7.2.1)? The witness is a clear segment of length ≤ 1"."""
+    """Are two models engaged (§7.2, §7.2.1)? The witness is a clear segment of length ≤ 1".
+
+    Parameters
+    ----------
+    bf : Battlefield
+        The table.
+    a, b : Model
+        The two models.
+
+    Returns
+    -------
+    Verdict
+        Engaged or not, with the rule that decides (range, elevation, terrain, FLYING);
+        `details["distance"]` is the gap between the bases, `details["blocking"]` the pieces
+        in the way.
+
+    Examples
+    --------
+    Two bases 0.64" apart with a Size-3 wall between them are not engaged (§7.2.1):
+
+    >>> from shapely.geometry import box
+    >>> from geom import Base, Battlefield, Model, Table, TerrainPiece, Unit, models_engaged
+    >>> base = Base.from_mm(32)
+    >>> a = Model.make("1", unit="a", owner="red", at=(10.3, 6), base=base, size=1)
+    >>> b = Model.make("1", unit="b", owner="blue", at=(12.2, 6), base=base, size=1)
+    >>> bf = Battlefield(Table(24, 12), (TerrainPiece("wall", 3, box(11, 0, 11.5, 8)),),
+    ...                  (Unit("a", "red", 1, (a,), base), Unit("b", "blue", 1, (b,), base)))
+    >>> v = models_engaged(bf, a, b)
+    >>> v.ok, v.rule, v.details["blocking"]
+    (False, '7.2.1 terrain', ['wall'])
+    >>> print(v.reason)
+    a/1 and b/1 are 0.640" apart, but every segment of 1" or less between their bases crosses Size 2+ terrain (terrain/wall)
+    """
     if a.unit == b.unit and a.id == b.id:
         return Verdict(False, RULE_ENGAGED, f"{a.ref} is one model")
     if not enemies(a, b):
@@ -292,7 +325,37 @@ def engaged_pairs(bf: Battlefield, models_a: Iterable[Model], models_b: Iterable
 
 def units_engaged(bf: Battlefield, u: Unit, v: Unit) -> Verdict:
     """§7.2: two units are engaged when any model of one is engaged with any model of the other.
-    When they are not, the reason is the closest pair's reason."""
+    When they are not, the reason is the closest pair's reason.
+
+    Parameters
+    ----------
+    bf : Battlefield
+        The table.
+    u, v : Unit
+        The two units.
+
+    Returns
+    -------
+    Verdict
+        Engaged or not; `details["pair"]` names the engaged pair (or the closest one), the
+        witness is its clear segment.
+
+    Examples
+    --------
+    b/1 is behind the wall, but b/2 is 0.34" from a/1 in the open:
+
+    >>> from shapely.geometry import box
+    >>> from geom import Base, Battlefield, Model, Table, TerrainPiece, Unit, units_engaged
+    >>> base = Base.from_mm(32)
+    >>> a = Model.make("1", unit="a", owner="red", at=(10.3, 6), base=base, size=1)
+    >>> b = tuple(Model.make(i, unit="b", owner="blue", at=p, base=base, size=1)
+    ...           for i, p in (("1", (12.2, 6)), ("2", (10.3, 7.6))))
+    >>> bf = Battlefield(Table(24, 12), (TerrainPiece("wall", 3, box(11, 0, 11.5, 8)),),
+    ...                  (Unit("a", "red", 1, (a,), base), Unit("b", "blue", 1, b, base)))
+    >>> v = units_engaged(bf, bf.unit("a"), bf.unit("b"))
+    >>> v.ok, v.rule, v.details["pair"]
+    (True, '7.2 engagement', ['a/1', 'b/2'])
+    """
     if u.id == v.id:
         return Verdict(False, RULE_ENGAGED, f"{u.id} is one unit")
     pairs = engaged_pairs(bf, u.models, v.models, first_only=True)
@@ -307,12 +370,3 @@ def units_engaged(bf: Battlefield, u: Unit, v: Unit) -> Verdict:
                    f"no model of {u.id} is engaged with a model of {v.id}; closest pair: "
                    f"{why.reason}", details={"pair": [best[0].ref, best[1].ref], **why.details})
 
-
-def engaged_units(bf: Battlefield, unit: Unit) -> list[str]:
-    """Ids of the enemy units this unit is engaged with."""
-    return [v.id for v in bf.units
-            if v.owner != unit.owner and units_engaged(bf, unit, v).ok]
-
-
-def unit_is_engaged(bf: Battlefield, unit: Unit) -> bool:
-    return bool(engaged_units(bf, unit))

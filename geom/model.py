@@ -22,10 +22,11 @@ from shapely.geometry import LineString, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from .errors import TmgError
+from .prepared import Prepared
+from .tolerance import SAME_AXES
 
 MM_PER_INCH = 25.4
 MARKER_DIAMETER_MM = 32.0  # §7.3.2
-TOLERANCE = 1e-6  # grazing and touching (docs/rules.md#tolerance)
 
 Point = tuple[float, float]
 
@@ -63,6 +64,28 @@ def natural_key(model_id: str) -> tuple[tuple[int, int, str], ...]:
 
 @dataclass(frozen=True)
 class Table:
+    """The playing surface, a rectangle with a corner at (0, 0) (docs/rules.md#coordinates).
+
+    Parameters
+    ----------
+    width : float
+        The x extent in inches (the long edge on a standard 54" x 36" table).
+    depth : float
+        The y extent in inches.
+
+    Returns
+    -------
+    Table
+        The table; `polygon` is its outline and `centre` its middle.
+
+    Examples
+    --------
+    >>> from geom import Table
+    >>> t = Table(24, 12)
+    >>> t.centre, t.polygon.area
+    ((12.0, 6.0), 288.0)
+    """
+
     width: float  # x extent (long edge on a standard table)
     depth: float  # y extent
 
@@ -80,6 +103,31 @@ class Base:
     """A base seen from above: an ellipse with full axes `long` ≥ `short` (equal for a disc).
 
     Polygon bases are not used by any official model; a disc or oval covers every card.
+
+    Parameters
+    ----------
+    long, short : float
+        The full axes in inches, both positive (given the other way round, they are swapped).
+        `Base.from_mm` takes a unit card's millimetres: one figure for a disc, two for an oval.
+
+    Returns
+    -------
+    Base
+        The base; `a` and `b` are its semi-axes, `is_disc` says whether it is round.
+
+    Raises
+    ------
+    TmgError
+        An axis that is not positive.
+
+    Examples
+    --------
+    >>> from geom import Base
+    >>> round(Base.from_mm(32).long, 4), Base.from_mm(32).is_disc
+    (1.2598, True)
+    >>> oval = Base.from_mm((70, 105))
+    >>> oval.mm(), round(oval.a, 3)
+    ([105, 70], 2.067)
     """
 
     long: float
@@ -102,7 +150,7 @@ class Base:
 
     @property
     def is_disc(self) -> bool:
-        return abs(self.long - self.short) < 1e-12
+        return abs(self.long - self.short) < SAME_AXES
 
     @property
     def a(self) -> float:
@@ -137,7 +185,7 @@ class Ellipse:
 
     @property
     def is_disc(self) -> bool:
-        return abs(self.a - self.b) < 1e-12
+        return abs(self.a - self.b) < SAME_AXES
 
     def polygon(self, n: int = 64, outer: bool = False) -> Polygon:
         """Inscribed (default) or circumscribed n-gon; the two bracket the true base."""
@@ -159,7 +207,43 @@ class Ellipse:
 @dataclass(frozen=True)
 class Model:
     """One model on the table. Unit stats that rules need per model are copied in, so that a
-    rule can be asked about two models without the units at hand."""
+    rule can be asked about two models without the units at hand.
+
+    Parameters
+    ----------
+    id : str
+        The model's id within its unit.
+    unit : str
+        The id of its unit.
+    owner : str
+        Its player, "red" or "blue".
+    at : tuple of float
+        The centre of its base, in inches.
+    base : Base
+        Its base.
+    size : int
+        Its Size (§7.1.2).
+    angle : float, optional
+        Degrees from the x axis to the base's long axis (ovals).
+    flying, large, burrowed, hidden : bool, optional
+        The unit's keywords and statuses that rules need per model.
+    tags : tuple of str, optional
+        Its combat tags.
+
+    Returns
+    -------
+    Model
+        The model; `ref` names it as outputs do (``unit/id``), `rules_size` is the Size rules
+        use (0 when BURROWED), `moved_to(at)` is the model elsewhere.
+
+    Examples
+    --------
+    >>> from geom import Base, Model
+    >>> m = Model.make("1", unit="a", owner="red", at=(4, 6), base=Base.from_mm(32), size=2,
+    ...                burrowed=True)
+    >>> m.ref, m.size, m.rules_size, m.moved_to((5, 6)).at
+    ('a/1', 2, 0, (5.0, 6.0))
+    """
 
     id: str
     unit: str
@@ -203,7 +287,28 @@ class Model:
 
 @dataclass(frozen=True)
 class Speed:
-    """Speed stat; a split Speed "4/7" uses the second value when the unit has one model."""
+    """Speed stat; a split Speed "4/7" uses the second value when the unit has one model.
+
+    Parameters
+    ----------
+    normal : int
+        The Speed in inches.
+    alone : int, optional
+        The second value of a split Speed: the Speed of a unit down to one model.
+
+    Returns
+    -------
+    Speed
+        The stat; `Speed.parse` reads ``6`` or ``"4/7"``, `for_models(n)` is the Speed of a unit
+        of n models.
+
+    Examples
+    --------
+    >>> from geom import Speed
+    >>> s = Speed.parse("4/7")
+    >>> s.for_models(3), s.for_models(1), str(s)
+    (4, 7, '4/7')
+    """
 
     normal: int
     alone: int | None = None
@@ -232,6 +337,60 @@ class Speed:
 
 @dataclass(frozen=True)
 class Unit:
+    """A unit: its models and the unit-card stats and abilities rules ask of it (§4.4, §4.6).
+
+    Parameters
+    ----------
+    id : str
+        The unit's id.
+    owner : str
+        Its player, "red" or "blue".
+    size : int
+        Its Size.
+    models : tuple of Model
+        Its models on the table (each with ``unit=id``).
+    base : Base
+        The base of its models.
+    tags : tuple of str, optional
+        Its combat tags.
+    statuses : tuple of str, optional
+        Statuses such as "burrowed" and "hidden".
+    flying, large : bool, optional
+        FLYING and LARGE.
+    speed : Speed, optional
+        Its Speed (None: it cannot move).
+    supply : float, optional
+        Its supply.
+    leading : str, optional
+        The recorded leading model's id.
+    type : str, optional
+        The catalogue's unit type.
+    name : str, optional
+        The unit card's name.
+    abilities : frozenset of str, optional
+        Unit-card abilities that change geometry (`SQUADRON`, `LARGE`, …).
+    reserve : bool, optional
+        In reserve, off the table.
+    coherent : bool, optional
+        Whether it was in coherency at the end of its last moving action (§4.4).
+
+    Returns
+    -------
+    Unit
+        The unit; `model(id)` looks a model up (TmgError for an unknown id),
+        `coherency_distance` and `gap_clearance` are the distances its rules use.
+
+    Examples
+    --------
+    >>> from geom import Base, Model, Unit, Speed
+    >>> base = Base.from_mm(32)
+    >>> ms = tuple(Model.make(i, unit="a", owner="red", at=(x, 6), base=base, size=1)
+    ...            for i, x in (("1", 4), ("2", 6)))
+    >>> u = Unit("a", "red", 1, ms, base, speed=Speed(6), abilities=frozenset({"squadron"}))
+    >>> u.coherency_distance, u.gap_clearance, u.current_speed(), u.leading_model.id
+    (4.0, 1.0, 6, '1')
+    """
+
     id: str
     owner: str
     size: int
@@ -249,7 +408,7 @@ class Unit:
     abilities: frozenset[str] = frozenset()
     reserve: bool = False  # in reserve, not on the table (its models' `at` mean nothing)
     # §4.4: recorded at the end of its last moving action (None: not recorded). True: it stays
-    # in coherency through casualties until its next moving action (`geom.coherency.standing`)
+    # in coherency through casualties until its next moving action (`geom.movement._coherency.standing`)
     coherent: bool | None = None
 
     def __post_init__(self) -> None:
@@ -325,7 +484,44 @@ class Unit:
 
 @dataclass(frozen=True)
 class TerrainPiece:
-    """A terrain piece: footprint seen from above, Size and kind (§7.1, §9.3)."""
+    """A terrain piece: footprint seen from above, Size and kind (§7.1, §9.3).
+
+    Parameters
+    ----------
+    id : str
+        The piece's id (outputs name it ``terrain/ID``).
+    size : int
+        Its Size.
+    footprint : shapely.geometry.Polygon
+        Its outline seen from above, in inches.
+    kind : str, optional
+        "solid" (default), "grass", "ramp", "token" or "force-field".
+    standable : bool, optional
+        It has a horizontal top models stand on.
+    on : str, optional
+        The id of the piece it stands on.
+    openings : tuple of Polygon, optional
+        Archways and breaches a model can move through (§4.6); they do not let sight
+        through (§7.1).
+    access_points : tuple of Polygon, optional
+        The access points of a raised top (§8.5.3).
+    label : str, optional
+        Its name as a map gives it.
+
+    Returns
+    -------
+    TerrainPiece
+        The piece; `impassable` says whether it stops a ground leading model (§4.3).
+
+    Examples
+    --------
+    >>> from shapely.geometry import box
+    >>> from geom import TerrainPiece
+    >>> wall = TerrainPiece("wall", 3, box(11, 0, 13, 8), label="Wall Set 2")
+    >>> grass = TerrainPiece("g", 3, box(0, 0, 2, 2), kind="grass")
+    >>> wall.impassable, grass.impassable, wall.title
+    (True, False, 'Wall Set 2 (terrain/wall)')
+    """
 
     id: str
     size: int
@@ -373,7 +569,29 @@ class TerrainPiece:
 
 @dataclass(frozen=True)
 class Marker:
-    """A mission marker: a 32 mm disc with no physical presence (§7.3.2, §8.9.1)."""
+    """A mission marker: a 32 mm disc with no physical presence (§7.3.2, §8.9.1).
+
+    Parameters
+    ----------
+    id : int
+        The marker's number (outputs name it ``marker/ID``).
+    at : tuple of float
+        Its centre, in inches.
+    colour : str, optional
+        "red", "blue" or "neutral" (the deployment card's colour, `marker_colour`).
+
+    Returns
+    -------
+    Marker
+        The marker; its `base` is a 32 mm disc.
+
+    Examples
+    --------
+    >>> from geom import Marker
+    >>> mk = Marker(1, (12, 6), "red")
+    >>> mk.ref, round(mk.base.long * 25.4, 3)
+    ('marker/1', 32.0)
+    """
 
     id: int
     at: Point
@@ -400,7 +618,40 @@ def marker_colour(marker_id: int) -> str:
 
 @dataclass(frozen=True)
 class Deployment:
-    """A deployment card: entry edges per player and their zones of influence (§5.6)."""
+    """A deployment card: entry edges per player and their zones of influence (§5.6).
+
+    Parameters
+    ----------
+    id : str
+        The card's id.
+    name : str
+        The card's English name.
+    table : Table
+        The table it is laid out on.
+    entry_edges : dict of str to tuple of LineString, optional
+        Each player's entry edges.
+    zones : dict of str to shapely geometry, optional
+        Each player's zone of influence.
+    markers : tuple of Marker, optional
+        The card's mission markers.
+    name_ko : str, optional
+        The card's Korean name.
+
+    Returns
+    -------
+    Deployment
+        The card, as `Battlefield.deployment` holds it.
+
+    Examples
+    --------
+    >>> from shapely.geometry import LineString, box
+    >>> from geom import Deployment, Table
+    >>> card = Deployment("edges", "Edges", Table(24, 12),
+    ...                   entry_edges={"red": (LineString([(0, 0), (0, 12)]),)},
+    ...                   zones={"red": box(0, 0, 6, 12)})
+    >>> card.zones["red"].contains(box(1, 1, 2, 2)), len(card.entry_edges["red"])
+    (True, 1)
+    """
 
     id: str
     name: str
@@ -413,7 +664,47 @@ class Deployment:
 
 @dataclass(frozen=True)
 class Battlefield:
-    """One table with everything on it. Lookup helpers raise TmgError for unknown ids."""
+    """One table with everything on it. Lookup helpers raise TmgError for unknown ids.
+
+    Parameters
+    ----------
+    table : Table
+        The table.
+    terrain : tuple of TerrainPiece, optional
+        The terrain pieces.
+    units : tuple of Unit, optional
+        The units on the table.
+    markers : tuple of Marker, optional
+        The mission markers.
+    deployment : Deployment, optional
+        The deployment card.
+    name : str, optional
+        A name for outputs.
+    reserves : tuple of Unit, optional
+        Units in reserve, off the table.
+
+    Returns
+    -------
+    Battlefield
+        The table, immutable: every query takes it, and a change (`after_action`,
+        `replace_unit`) is a new battlefield.
+
+    Examples
+    --------
+    >>> from shapely.geometry import box
+    >>> from geom import Base, Battlefield, Model, Table, TerrainPiece, TmgError, Unit
+    >>> base = Base.from_mm(32)
+    >>> a = Model.make("1", unit="a", owner="red", at=(4, 6), base=base, size=1)
+    >>> bf = Battlefield(Table(24, 12), (TerrainPiece("wall", 3, box(11, 0, 13, 8)),),
+    ...                  (Unit("a", "red", 1, (a,), base),))
+    >>> bf.unit("a").model("1").at, bf.piece("wall").impassable
+    ((4.0, 6.0), True)
+    >>> try:
+    ...     bf.unit("b")
+    ... except TmgError as e:
+    ...     print(e)
+    no unit 'b'
+    """
 
     table: Table
     terrain: tuple[TerrainPiece, ...] = ()
@@ -432,10 +723,9 @@ class Battlefield:
         return {u.id: u for u in self.units}
 
     @cached_property
-    def scratch(self) -> dict[object, object]:
-        """Structures derived from this battlefield (e.g. navigators), keyed by what built
-        them. A battlefield never changes, so nothing kept here goes stale."""
-        return {}
+    def prepared(self) -> Prepared:
+        """What the engine derives from this battlefield once and keeps (`geom.prepared`)."""
+        return Prepared()
 
     def piece(self, piece_id: str) -> TerrainPiece:
         try:
@@ -451,9 +741,6 @@ class Battlefield:
             return self._units[unit_id]
         except KeyError:
             raise TmgError(f"no unit {unit_id!r}") from None
-
-    def unit_of(self, model: Model) -> Unit:
-        return self.unit(model.unit)
 
     def marker(self, marker_id: int) -> Marker:
         for m in self.markers:

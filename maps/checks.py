@@ -52,10 +52,14 @@ from shapely.geometry import LineString, Polygon
 from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
 
+from geom import movement
 from geom.elevation import piece_effective_size, stacked_with
-from geom.model import TOLERANCE, Base, Battlefield, Deployment, Model, Table, TerrainPiece, Unit
+from geom.model import Base, Battlefield, Deployment, Model, Table, TerrainPiece, Unit
+from geom.paths import path_to_region
+from geom.tolerance import TOLERANCE
 
 from .loader import PhysicalPiece, default_entry_edges, physical_pieces, quarters
+from .tournament import covered_markers
 
 STANDARD_AREA = 54.0 * 36.0
 # §9.3 / tournament table: (low, high) pieces per standard table
@@ -498,8 +502,6 @@ def access_reachability(bf: Battlefield, piece_id: str) -> dict[str, Any]:
     """Which access points of a climbable piece a ground model of Size ≤2 (1" gaps) reaches
     from a table edge without crossing other Size-2+ terrain. The witness is the path of its
     leading model's centre (`geom.movement`) to the ground side of the access point."""
-    from geom import movement
-
     piece = bf.piece(piece_id)
     probe = _probe_battlefield(bf, piece)
     base = Base.from_mm(25)
@@ -515,7 +517,7 @@ def access_reachability(bf: Battlefield, piece_id: str) -> dict[str, Any]:
             goal = ap.buffer(c).difference(piece.footprint)
         path = None
         for s in starts:
-            path = nav.path_to_region(s, goal)
+            path = path_to_region(nav, s, goal)
             if path is not None:
                 break
         rows.append({"index": i, "reachable": path is not None,
@@ -554,8 +556,6 @@ def _large(bf: Battlefield, pieces: list[PhysicalPiece]) -> Finding:
 # ----------------------------------------------------------------------------- markers
 
 def _markers(bf: Battlefield) -> Finding:
-    from .tournament import covered_markers
-
     cov = covered_markers(bf)
     if not cov:
         return Finding("9.3 markers off impassable terrain", True,

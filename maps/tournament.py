@@ -14,7 +14,7 @@ Decisions (the rulebook does not spell these out; see docs/maps.md):
   has no standable top: markers may sit on mid and high ground (§9.3), so a plateau under a
   marker is not moved — unless no ground unit can reach that top: a standable piece of Size 2+
   with no access point to a reachable elevation, not touching a reachable top of its level and
-  not touching an entry edge (`geom.tops`; keyword IMPASSABLE TERRAIN: "terrain with no access
+  not touching an entry edge (`geom.paths`; keyword IMPASSABLE TERRAIN: "terrain with no access
   point leading to an adjacent elevation is impassable") is impassable for this rule, so it is
   moved off a marker like a wall. Entry edges are the deployment card's; with no card, every
   edge that could be one (`maps.loader.default_entry_edges`).
@@ -63,8 +63,9 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
 from geom.elevation import stacked_with
-from geom.model import TOLERANCE, Battlefield, Marker, Point, TerrainPiece
-from geom.tops import unreachable_tops
+from geom.model import Battlefield, Marker, Point, TerrainPiece
+from geom.paths import unreachable_tops
+from geom.tolerance import TOLERANCE
 
 from .loader import PhysicalPiece, default_entry_edges, physical_pieces
 

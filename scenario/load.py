@@ -36,9 +36,19 @@ from formats.fields import (
 from formats.terrain import parse_terrain
 from geom import bases
 from geom.elevation import piece_effective_size, standing_piece
-from geom.end_position import overlaps_piece
 from geom.errors import TmgError
-from geom.model import TOLERANCE, Battlefield, Deployment, Marker, Model, Table, TerrainPiece, Unit
+from geom.model import Battlefield, Deployment, Marker, Model, Table, TerrainPiece, Unit
+from geom.movement import overlaps_piece
+from geom.templates import shapes_from_table
+from geom.tolerance import TOLERANCE
+from maps import (
+    battlefield_by_name,
+    deployment_ids,
+    deployment_info,
+    layout_ids,
+    load_deployment,
+    load_layout,
+)
 
 from . import memory
 from .units import parse_marker, parse_unit
@@ -157,7 +167,6 @@ def parse_document(doc: Any, file: str = "<scenario>", *, tolerant: bool = False
     layout_table: Table | None = None
     if "layout" in tab:
         name = string(ctx, "table", "layout", tab["layout"])
-        from maps import load_layout
         try:
             lay = load_layout(name)
         except TmgError as exc:
@@ -167,7 +176,6 @@ def parse_document(doc: Any, file: str = "<scenario>", *, tolerant: bool = False
         width, depth = lay.table.width, lay.table.depth
     if "deployment" in tab:
         name = string(ctx, "table", "deployment", tab["deployment"])
-        from maps import load_deployment
         try:
             deployment = load_deployment(name)
         except TmgError as exc:
@@ -200,7 +208,6 @@ def parse_document(doc: Any, file: str = "<scenario>", *, tolerant: bool = False
     if "templates" in doc:
         # Template sizes (§10) are weapon data, not table data: validated here, read by
         # `tmg template` through geom.templates.shapes_from_table.
-        from geom.templates import shapes_from_table
         try:
             shapes_from_table(doc["templates"], file)
         except TmgError as exc:
@@ -337,13 +344,6 @@ def document(path: str | Path, deployment: str | None = None) -> Any:
     deployment card `deployment` (if given) laid on its table in place of its own."""
     name = str(path)
     if is_official_name(path):
-        from maps import (
-            battlefield_by_name,
-            deployment_ids,
-            deployment_info,
-            layout_ids,
-            load_layout,
-        )
         if name in layout_ids():
             title = load_layout(name).name
             if deployment in deployment_ids():
@@ -395,7 +395,6 @@ def load(path: str | Path, deployment: str | None = None, *, tolerant: bool = Fa
     if "\0" in str(path):
         raise ScenarioError("a file name cannot hold a NUL character", file=repr(str(path)))
     if deployment is None and is_official_name(path):
-        from maps import battlefield_by_name
         return battlefield_by_name(str(path))
     return parse_with_deployment(document(path, deployment), str(path), deployment,
                                  tolerant=tolerant)

@@ -97,10 +97,3 @@ def title(obj: Any) -> str:
     """How text names the object: a terrain piece by its title (`Label (terrain/ID)`), anything
     else by its reference."""
     return obj.title if isinstance(obj, TerrainPiece) else label(obj)
-
-
-def model_ref(text: str) -> tuple[str, str]:
-    head, _, tail = text.partition("/")
-    if not tail:
-        raise TmgError(f"expected a model reference UNIT/MODEL, got {text!r}")
-    return head, tail

@@ -38,8 +38,9 @@ from shapely.geometry import Polygon
 from formats.atomic import write_text
 from geom.errors import TmgError
 from geom.model import MM_PER_INCH, Base, Battlefield, Marker, TerrainPiece, Unit
+from maps import layout_ids, load_layout
 
-from .load import FORMAT
+from .load import FORMAT, is_official_name, read_document
 
 # --------------------------------------------------------------------------- the document
 
@@ -153,8 +154,6 @@ def document(bf: Battlefield, *, layout: str | None = None,
     table: dict[str, Any] = {"width": _num(bf.table.width), "depth": _num(bf.table.depth)}
     terrain = [terrain_entry(p) for p in bf.terrain]
     if layout is not None:
-        from maps import load_layout
-
         lay = load_layout(layout)
         if lay.table != bf.table:
             raise TmgError(f"layout {layout!r} is for a {lay.table.width:g}x{lay.table.depth:g} "
@@ -260,9 +259,6 @@ def source_settings(source: str | Path) -> tuple[str | None, dict[str, Any]]:
     """How a table read from `source` is written back: the layout it names (an official layout
     name, or a scenario's `layout = NAME`), so that only the pieces that differ are written, and
     the scenario's `description` and `[templates]` to carry over."""
-    from maps import layout_ids
-
-    from .load import is_official_name, read_document
 
     if is_official_name(source):
         return (str(source) if str(source) in layout_ids() else None), {}

@@ -35,6 +35,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+import web
+from scenario.load import FORMAT
+from tmg.cli import version
+
+from .openapi import add_command_routes, install_openapi
 from .pool import Pool
 from .tables import raw_hash
 from .worker import Reply, served_commands
@@ -137,7 +142,6 @@ def create_app(settings: Settings | None = None, pool: Pool | None = None) -> Fa
         finally:
             pool.close()
 
-    from tmg.cli import version
 
     app = FastAPI(title="tmg-geometry", version=version(), lifespan=lifespan,
                   description="Geometry and line of sight for StarCraft: TMG tables: every "
@@ -165,15 +169,12 @@ def create_app(settings: Settings | None = None, pool: Pool | None = None) -> Fa
 
     @app.get("/meta")
     async def meta() -> dict[str, Any]:
-        from scenario.load import FORMAT
-
         return {"engine": "tmg-geometry", "version": version(), "scenario_format": FORMAT,
                 "public_url": settings.public_url, "token": bool(settings.token),
                 "endpoints": [f"/{c}" for c in served_commands()],
                 "max_body": settings.max_body, "workers": settings.workers,
                 "cache": settings.cache}
 
-    from .openapi import add_command_routes, install_openapi
 
     async def answer(command: str, request: Request) -> Response:
         body = await read_json(request, settings.max_body)
@@ -183,7 +184,5 @@ def create_app(settings: Settings | None = None, pool: Pool | None = None) -> Fa
 
     add_command_routes(app, answer)
     install_openapi(app)
-    import web
-
     app.include_router(web.router)
     return app

@@ -14,6 +14,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
+from tmg.cli import Parser, build_parser
+from tmg.commands import about
+
 from . import request as rq
 from .worker import PICTURE_TYPES, served_commands
 
@@ -46,7 +49,7 @@ def _value_schema(s: rq.Slot) -> dict[str, Any]:
     word = {"type": ["string", "number"]}
     if a.choices:
         word = {"enum": list(a.choices)}
-    append = type(a).__name__ == "_AppendAction"
+    append = s.append
     if append and a.nargs not in (None, "?"):
         return {"type": "array", "items": {"type": "array", "items": word}, "description": help_}
     if append or a.nargs in ("+", "*") or isinstance(a.nargs, int):
@@ -56,7 +59,7 @@ def _value_schema(s: rq.Slot) -> dict[str, Any]:
     return {**word, "description": help_}
 
 
-def body_schema(command: str, sub: Any) -> dict[str, Any]:
+def body_schema(command: str, sub: Parser) -> dict[str, Any]:
     props: dict[str, Any] = {}
     required: list[str] = []
     for s in rq.slots(sub):
@@ -67,10 +70,10 @@ def body_schema(command: str, sub: Any) -> dict[str, Any]:
     if "scenario" in scen:
         props["key"] = {"type": "string", "description": "the X-Table-Key of an earlier answer, "
                         "instead of `scenario`"}
-    if any("--timeout" in a.option_strings for a in sub._actions):
+    if rq.takes_option(sub, "--timeout"):
         props["timeout"] = {"type": "number", "minimum": 0, "maximum": 86400,
                             "description": "the time budget in seconds (0: none)"}
-    if any(a.dest == "save" for a in sub._actions):
+    if any(a.action.dest == "save" for a in sub.arguments):
         props["save"] = {"type": "boolean", "description": "answer the table the action leaves "
                          "as `saved_document` (nothing is written)"}
     if command == "render":
@@ -86,11 +89,8 @@ def body_schema(command: str, sub: Any) -> dict[str, Any]:
 
 def add_command_routes(app: FastAPI,
                        answer: Callable[[str, Request], Awaitable[Response]]) -> None:
-    from tmg.cli import build_parser
-    from tmg.commands import about
-
     commands = served_commands()
-    parsers = build_parser(commands).get_default("_parsers")
+    parsers = build_parser(commands).commands
     for c in commands:
         ok: dict[str, Any] = {"description": "the JSON of `tmg " + c + " --json`, plus `text`",
                               "content": {"application/json": {"schema": {"type": "object"}}}}

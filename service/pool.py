@@ -17,10 +17,10 @@ from typing import Any
 
 from tmg.budget import DEFAULT_TIMEOUT
 
-from .worker import Reply, error
+from .worker import Reply, error, main
 
 GRACE = 1.0  # seconds past the budget before the worker is ended
-PRELOAD = ["service.worker", "tmg.cli", "scenario", "maps", "geom.charge", "geom.sight",
+PRELOAD = ["service.worker", "tmg.cli", "scenario", "maps", "geom.combat", "geom.sight",
            "viewer.scene", "viewer.svg"]
 
 
@@ -49,8 +49,6 @@ class Pool:
             self._spawn(s)
 
     def _spawn(self, s: Slot) -> None:
-        from .worker import main
-
         parent, child = self.ctx.Pipe()
         s.process = self.ctx.Process(target=self.target or main, args=(child, self.cache), daemon=True,
                                      name=f"tmg-serve-worker-{s.index}")

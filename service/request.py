@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from geom.errors import TmgError
+from tmg.cli import Parser
 
 BODY = "request body"
 # the fields the service itself reads, besides the command's own
@@ -39,9 +40,11 @@ class RequestError(TmgError):
 
 @dataclass(frozen=True)
 class Slot:
-    """A body field and the argparse action it fills."""
+    """A body field and the argparse action it fills (`append`: added with action="append",
+    a repeatable option)."""
     field: str
     action: argparse.Action
+    append: bool = False
 
     @property
     def positional(self) -> bool:
@@ -63,10 +66,15 @@ def field_name(action: argparse.Action) -> str:
     return longest.lstrip("-").replace("-", "_")
 
 
-def slots(sub: argparse.ArgumentParser) -> list[Slot]:
+def slots(sub: Parser) -> list[Slot]:
     """The body fields of a command, in the parser's order."""
-    return [Slot(field_name(a), a) for a in sub._actions
-            if a.dest not in HIDDEN and a.dest != argparse.SUPPRESS]
+    return [Slot(field_name(a.action), a.action, a.kind == "append") for a in sub.arguments
+            if a.action.dest not in HIDDEN and a.action.dest != argparse.SUPPRESS]
+
+
+def takes_option(sub: Parser, option: str) -> bool:
+    """Has the command's parser the option `option` (e.g. "--timeout")?"""
+    return any(option in a.action.option_strings for a in sub.arguments)
 
 
 def _word(field: str, v: Any) -> str:
@@ -78,7 +86,7 @@ def _word(field: str, v: Any) -> str:
     return str(v)
 
 
-def argv_for(command: str, sub: argparse.ArgumentParser, body: dict[str, Any],
+def argv_for(command: str, sub: Parser, body: dict[str, Any],
              scenario_names: dict[str, str], fixed: tuple[str, ...] = ()) -> list[str]:
     """The command line of `body`: `scenario_names[field]` stands for each scenario field;
     `fixed`: options the service sets itself."""
@@ -110,7 +118,7 @@ def argv_for(command: str, sub: argparse.ArgumentParser, body: dict[str, Any],
             if v:
                 options.append(opt)
             continue
-        append = isinstance(s.action, argparse._AppendAction)
+        append = s.append
         many = append or s.action.nargs in ("+", "*") or isinstance(s.action.nargs, int)
         if isinstance(v, list) and not many and "," in str(s.action.metavar or ""):
             v = ",".join(_word(s.field, x) for x in v)  # T1[,T2...] as a list
@@ -134,7 +142,7 @@ def argv_for(command: str, sub: argparse.ArgumentParser, body: dict[str, Any],
         else:
             options.append(f"{opt}={_word(s.field, v)}")
     if body.get("timeout") is not None:
-        if not any("--timeout" in a.option_strings for a in sub._actions):
+        if not takes_option(sub, "--timeout"):
             raise RequestError(f"/{command} takes no time budget", field="timeout")
         options.append(f"--timeout={_word('timeout', body['timeout'])}")
     options += ["--json", *fixed]
@@ -144,7 +152,7 @@ def argv_for(command: str, sub: argparse.ArgumentParser, body: dict[str, Any],
 _ARGUMENT = re.compile(r"argument (--?[\w-]+|[A-Z/_]+)")
 
 
-def parse(parser: argparse.ArgumentParser, sub: argparse.ArgumentParser,
+def parse(parser: argparse.ArgumentParser, sub: Parser,
           argv: list[str]) -> argparse.Namespace:
     """`argv` parsed by the command's parser; a usage error is a RequestError naming the field."""
     err = io.StringIO()

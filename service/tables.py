@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from geom.model import Battlefield
+from scenario.save import document
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,6 @@ def raw_hash(scenario: Any, deployment: Any) -> str:
 
 
 def canonical_key(bf: Battlefield, extra: dict[str, Any]) -> str:
-    from scenario.save import document
-
     return digest(document(bf, extra=extra))
 
 

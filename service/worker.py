@@ -22,9 +22,14 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import scenario
 from geom.errors import TmgError
+from maps import deployment_ids, layout_ids
 from scenario import memory
+from scenario.save import source_settings
 from tmg.budget import BudgetExceeded, time_budget
+from tmg.cli import Parser, build_parser
+from tmg.commands import COMMANDS
 from tmg.output import one_line, printable, to_json
 
 from . import request as rq
@@ -51,8 +56,6 @@ def error(status: int, message: str, obj: str | None = None, fld: str | None = N
 
 
 def served_commands() -> list[str]:
-    from tmg.commands import COMMANDS
-
     return [c for c in COMMANDS if c not in NOT_SERVED]
 
 
@@ -65,14 +68,12 @@ class Worker:
         # keeps no state), so the same question on the same table is answered again as it was
         self.answers: OrderedDict[tuple[str, tuple[str, ...]], Reply] = OrderedDict()
         self.max_answers = 16 * cache
-        self.parsers: dict[str, tuple[argparse.ArgumentParser, argparse.ArgumentParser]] = {}
+        self.parsers: dict[str, tuple[Parser, Parser]] = {}
 
-    def parser(self, command: str) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    def parser(self, command: str) -> tuple[Parser, Parser]:
         if command not in self.parsers:
-            from tmg.cli import build_parser
-
             p = build_parser([command])
-            self.parsers[command] = (p, p.get_default("_parsers")[command])
+            self.parsers[command] = (p, p.commands[command])
         return self.parsers[command]
 
     def answer(self, command: str, body: dict[str, Any]) -> Reply:
@@ -202,9 +203,6 @@ class Worker:
     def _build(self, name: str, doc: Any, deployment: str | None,
                raw: str) -> tuple[Table, list[str]]:
         """Load the table as the CLI does (same loader, same messages) and keep it warm."""
-        import scenario
-        from scenario.save import source_settings
-
         held = {name: memory.Held(doc)} if doc is not None else {}
         with memory.held(held):
             bf = scenario.load(name, deployment)
@@ -220,8 +218,6 @@ def scenario_source(f: str, v: Any) -> tuple[str, Any]:
         official_names_only(f"{rq.BODY}, {f}", v.get("table"))
         return f"{rq.BODY}, {f}", v
     if isinstance(v, str):
-        from maps import deployment_ids, layout_ids
-
         if v in layout_ids() or v in deployment_ids():
             return v, None
         raise rq.RequestError(f"{v!r} is not an official layout or deployment card name (a "
@@ -238,8 +234,6 @@ def official_names_only(where: str, table: Any) -> None:
     itself, so that no name is ever looked up as a path (`layout = "../../x"`)."""
     if not isinstance(table, dict):
         return
-    from maps import deployment_ids, layout_ids
-
     for fld, known in (("layout", layout_ids), ("deployment", deployment_ids)):
         v = table.get(fld)
         if isinstance(v, str) and v not in known():

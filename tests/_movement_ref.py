@@ -1,4 +1,4 @@
-"""Slow, obviously-correct references for the movement tests (no code shared with geom.freespace).
+"""Slow, obviously-correct references for the movement tests (no code shared with geom.paths._freespace).
 
 - `zones(bf, unit)`: the clearance rule restated directly: (geometry, required distance) pairs.
 - `path_is_legal`: checks a Path piece by piece against those zones and the table box.
@@ -320,11 +320,11 @@ def visibility_path_length(bf: Battlefield, unit: Unit, start, goal, *, outer: b
 
 def eager_path_length(nav: Any, s: tuple[float, float], g: tuple[float, float]) -> float | None:
     """The shortest path between two free points on the *eager* tangent graph (every node and
-    edge built at once, `geom.navgraph.TangentGraph`) with scipy's Dijkstra: the reference the
+    edge built at once, `geom.paths._navgraph.TangentGraph`) with scipy's Dijkstra: the reference the
     lazy search is compared with."""
     from scipy.sparse.csgraph import dijkstra as sp_dijkstra
 
-    from geom.navgraph import TangentGraph
+    from geom.paths._navgraph import TangentGraph
 
     fs = nav.fs
     if fs.segments_clear(np.array([s]), np.array([g]))[0]:

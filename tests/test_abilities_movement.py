@@ -25,10 +25,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
-from geom import movement as mv
-from geom.charge import charge
-from geom.coherency import coherency
-from geom.destroyed import destroyed_by, removed_by_large, swept_pieces
+from geom.combat._charge import charge
 from geom.model import (
     LARGE,
     RAPTOR_VARIANT,
@@ -41,7 +38,10 @@ from geom.model import (
     TerrainPiece,
     Unit,
 )
-from geom.paths import Arc, Segment
+from geom.movement import _moves as mv
+from geom.movement._coherency import coherency
+from geom.movement._destroyed import destroyed_by, removed_by_large, swept_pieces
+from geom.paths._path import Arc, Segment
 from scenario.load import parse_document
 from tmg.cli import main
 
@@ -373,7 +373,7 @@ def test_swept_pieces_of_an_oval_base_on_an_arc():
     b = Base.from_mm((100, 60))
     m = Model.make("m", unit="u", owner="red", at=(10, 5), base=b, size=2, angle=30)
     arc = Arc((10, 10), 5.0, -math.pi / 2, math.pi / 2)
-    from geom.paths import Path
+    from geom.paths._path import Path
 
     path = Path(tuple(arc.points()), arc.length, (arc,))
     pieces = [TerrainPiece(f"p{i}", 1, box(x, y, x + 0.5, y + 0.5))

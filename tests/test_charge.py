@@ -1,5 +1,5 @@
 """§8.7.7 charges: the rulebook's worked example, hand-built cases, and independent checks of
-every suggested end and path (the checker below shares no code with geom.charge: it samples
+every suggested end and path (the checker below shares no code with geom.combat._charge: it samples
 bases, measures polylines and tests segments with shapely directly)."""
 
 import math
@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import LineString, Point, box
 
-from geom.charge import charge, check_end, roll_table
+from geom.combat._charge import charge, roll_table
 from geom.model import Base, Battlefield, Model, Table, TerrainPiece, Unit
+from geom.movement._charge_region import check_end
 from scenario import load
 from tests.test_engagement import brute_clear, witness_ok
 
@@ -110,7 +111,7 @@ def assert_answer_valid(bf, answer):
     assert independent_end_problems(bf, unit, lead, answer.end, targets, witnesses) == []
     assert independent_path_problems(bf, unit, lead, answer.path, answer.end, allowance) == []
     placement = answer.details["placement"]
-    # geom.coherency (another module, another author) agrees the placed unit is in coherency
+    # geom.movement._coherency (another module, another author) agrees the placed unit is in coherency
     assert placement["coherency"]["ok"], placement["coherency"]["reason"]
     placed = {**{m: tuple(p) for m, p in placement["positions"].items()},
               lead.id: tuple(answer.end)}
@@ -312,7 +313,7 @@ def test_probability_is_monotone_in_the_modifier(bf):
 def reference_min_distance(bf: Battlefield, step: float = 0.15) -> float:
     """Slow reference: every grid point near the target that the independent checker accepts,
     measured by movement's shortest path to it; the best over the leading-model choices."""
-    from geom.movement import navigator
+    from geom.movement._moves import navigator
 
     unit, foe = bf.unit("us"), bf.unit("foe")
     t = foe.models[0]
@@ -353,21 +354,21 @@ def test_charge_distance_is_never_worse_than_a_grid_reference(bf):
 
 
 def test_placement_priorities_are_checked(examples):
-    from geom.charge import check_placement
+    from geom.movement._after_charge import check_charge_placement
     bf = load(examples / "roach-charge.toml")
     a = charge(bf, "roaches", ["marauder"], modifier=-2)
     roaches, targets = bf.unit("roaches"), [bf.unit("marauder")]
     pos = {k: tuple(v) for k, v in a.details["placement"]["positions"].items()}
     assert a.details["placement"]["priority"] == {"2": "A base contact", "3": "A base contact"}
-    good = check_placement(bf, roaches, a.end, pos, targets)
+    good = check_charge_placement(bf, roaches, a.end, pos, targets)
     assert good, good.reason
     # leaving roach 2 behind the leader, when base contact was free, breaks priority A
     lazy = dict(pos, **{"2": (a.end[0] - 2.0, a.end[1])})
-    v = check_placement(bf, roaches, a.end, lazy, targets)
+    v = check_charge_placement(bf, roaches, a.end, lazy, targets)
     assert not v and "could have been placed in base contact" in v.reason
     # too far from the leader
     far = dict(pos, **{"2": (a.end[0] - 4.0, a.end[1])})
-    assert "wholly within 3" in check_placement(bf, roaches, a.end, far, targets).reason
+    assert "wholly within 3" in check_charge_placement(bf, roaches, a.end, far, targets).reason
     # overlapping a friend
     clash = dict(pos, **{"2": pos["3"]})
-    assert "overlaps" in check_placement(bf, roaches, a.end, clash, targets).reason
+    assert "overlaps" in check_charge_placement(bf, roaches, a.end, clash, targets).reason

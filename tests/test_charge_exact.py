@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from shapely.geometry import box
 
 from geom import bases
-from geom.charge import charge, roll_table
-from geom.charge_ends import charge_ends
-from geom.charge_region import check_end
+from geom.combat._charge import charge, roll_table
 from geom.model import Base, Battlefield, Model, Speed, Table, TerrainPiece, Unit
+from geom.movement._charge_ends import charge_ends
+from geom.movement._charge_region import check_end
 
 from .test_charge import assert_answer_valid
 

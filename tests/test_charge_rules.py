@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from geom.charge import charge, roll_table, success_probability
+from geom.combat._charge import charge, roll_table, success_probability
 from geom.errors import TmgError
 from geom.model import METABOLIC_BOOST, Base, Battlefield, Model, Speed, Table, Unit
 from tmg.cli import main

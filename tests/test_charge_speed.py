@@ -1,7 +1,7 @@
 """The charge's shortcuts agree with the plain search they stand in for (§8.7.7: the charge is
 measured along the shortest legal path to a legal end).
 
-`geom.straight_legs.straight_first` answers a question without a search when the cheapest straight
+`geom.paths._straight_legs.straight_first` answers a question without a search when the cheapest straight
 leg decides it; `path_to_ends(fast=False)` always searches. On random tables (walls across the
 way, undeclared enemies, several starts, bounds) both give the same shortest distance, and both
 say "nothing under the bound" together. The batched membership test of end sets
@@ -24,12 +24,15 @@ from shapely.geometry import Point as SPoint
 
 import scenario
 from geom.bases import ellipse_distance
-from geom.charge import CLOSE_TOL, check_end, end_checks, measure, roll_table, suggest_end
-from geom.charge_ends import charge_ends, contact_shapes
-from geom.endset import Curve, Disc, EndSet, Framed, Grown
+from geom.combat._charge import CLOSE_TOL, end_checks, measure, roll_table, suggest_end
 from geom.model import Ellipse
-from geom.navigator import Navigator, navigator_for
-from geom.region_path import EndQuestion, path_to_ends, reach_box
+from geom.movement._charge_ends import charge_ends, contact_shapes
+from geom.movement._charge_region import check_end
+from geom.paths._end_shapes import Curve, Disc, Framed, Grown
+from geom.paths._endset import EndSet
+from geom.paths._goals import EndQuestion, reach_box
+from geom.paths._navigator import Navigator, navigator_for
+from geom.paths._region_path import path_to_ends
 
 from .test_charge import independent_path_problems, scenes
 

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import scenario
-from geom import navigator as navmod
-from geom.charge import charge
-from geom.navigator import Navigator
+from geom.combat._charge import charge
+from geom.paths import _navigator as navmod
+from geom.paths._navigator import Navigator
 
 ROOT = Path(__file__).resolve().parent.parent
 # The document: three marines (25 mm bases, narrower than the clearance, so ends inside

@@ -18,9 +18,9 @@ import tomllib
 import httpx
 import pytest
 
-from geom.charge import charge, split_targets
+from geom.combat._charge import charge, split_targets
 from geom.errors import TmgError
-from geom.judge import check
+from geom.judge._check import check
 from geom.model import Base, Battlefield, Model, Speed, Table, Unit
 from scenario import load as scenario_load
 from scenario import parse_document

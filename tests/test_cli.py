@@ -45,11 +45,11 @@ def test_each_module_registers_its_name_and_help(name):
     """A module's parser carries the registry's name; its help, when it gives one, is the
     registry's (one text, shown by `tmg --help`)."""
     parser = cli.build_parser([name])
-    sub = next(a for a in parser._actions if a.dest == "command")
-    p = sub.choices[name]  # type: ignore[index]
-    assert any(a.dest == "json" for a in p._actions)
-    listed = {c.dest: c.help for c in sub._choices_actions}  # type: ignore[attr-defined]
-    assert listed[name] == COMMANDS[name][1]
+    p = parser.commands[name]
+    assert p.prog == f"tmg {name}"
+    assert any(a.action.dest == "json" for a in p.arguments)
+    listed = " ".join(parser.format_help().split())
+    assert f" {name} {COMMANDS[name][1]}" in listed
 
 
 STARTUP = """
@@ -147,7 +147,7 @@ def test_a_survey_is_a_batch_job_with_an_hour_s_budget():
     # it; a survey's default is an hour, other commands keep a minute
     from tmg.budget import BATCH_TIMEOUT, DEFAULT_TIMEOUT
     for name, budget in (("survey", BATCH_TIMEOUT), ("charge", DEFAULT_TIMEOUT)):
-        p = cli.build_parser([name]).get_default("_parsers")[name]
+        p = cli.build_parser([name]).commands[name]
         assert p.get_default("timeout") == budget
         assert f"(default {budget:g}; 0: no limit)" in " ".join(p.format_help().split())
     assert BATCH_TIMEOUT == 3600 and DEFAULT_TIMEOUT == 60

@@ -1,5 +1,5 @@
 """§8.8.1 ranks and §8.7.5 casualty order, against small reference implementations written from
-the rule text (they share no code with geom.close_combat)."""
+the rule text (they share no code with geom.combat._close_combat)."""
 
 import math
 from dataclasses import replace
@@ -8,15 +8,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
-from geom.close_combat import (
-    all_ranks,
-    can_close_ranks,
-    close_ranks,
-    disengage,
-    ranks,
-    removal_order,
-    valid_casualties,
-)
+from geom.combat._close_combat import all_ranks, ranks, removal_order, valid_casualties
+from geom.combat._close_ranks import can_close_ranks, close_ranks
+from geom.combat._disengage import disengage
 from geom.model import Base, Battlefield, Model, Table, TerrainPiece, Unit
 
 B32 = Base.from_mm(32)

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scenario
-from geom import judge
-from geom.close_ranks import can_close_ranks, place_close_ranks
+from geom.combat._close_ranks import can_close_ranks, place_close_ranks
 from geom.distance import distance
+from geom.judge import _check as judge
 
 R = 32 / 25.4 / 2  # a marine's 32 mm base, radius in inches
 RQ = 80 / 25.4 / 2  # the queen's 80 mm base
@@ -201,7 +201,7 @@ def test_cli_fight_save_refused_when_close_ranks_is_not_possible(tmp_path, capsy
 def test_render_check_rings_the_judged_leader(tmp_path):
     """`tmg render --check`: the yellow ring marks the leading model the check judged (m2 here,
     which leads close ranks), not the scenario's default leader (m1, first in id order)."""
-    from geom.judge import check
+    from geom.judge._check import check
     from viewer.overlays import Check
     from viewer.scene import build_scene
 

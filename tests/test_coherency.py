@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import LineString, box
 
-from geom.coherency import coherency, links
 from geom.model import Battlefield, Table, TerrainPiece
+from geom.movement._coherency import coherency, links
 
 from ._movement_ref import zones
 from .test_movement import mk_unit
@@ -133,8 +133,8 @@ def test_links_agree_with_independent_clearance_check(seed: int) -> None:
 def test_bases_wider_than_3_inches_use_within_3():
     # Two 80 mm stalkers in base contact: the far rim is 3.15" from the leader's base, so a
     # literal "wholly within 3"" could never hold; §4.4's "further than 3"" decides instead.
-    from geom.coherency import coherency
     from geom.model import Base, Battlefield, Model, Table, Unit
+    from geom.movement._coherency import coherency
 
     b = Base.from_mm(80)
     d = b.long

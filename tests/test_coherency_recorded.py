@@ -12,8 +12,8 @@ import tomllib
 import pytest
 
 import scenario
-from geom.coherency import RULE_PERSISTS, standing
-from geom.markers import marker_control
+from geom.markers._control import marker_control
+from geom.movement._coherency import RULE_PERSISTS, standing
 from tmg.cli import main
 
 # Three marines: m1 and m2 by the marker, m3 left 6" away (its neighbour was a casualty): out of

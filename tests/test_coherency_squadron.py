@@ -10,19 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geom.bases import ellipse_distance
-from geom.charge import check_placement
-from geom.coherency import coherency
-from geom.markers import contests
-from geom.model import (
-    SQUADRON,
-    Base,
-    Battlefield,
-    Marker,
-    Model,
-    Table,
-    Unit,
-)
-from geom.placement import check_placement as check_unit_placement
+from geom.markers._control import contests
+from geom.model import SQUADRON, Base, Battlefield, Marker, Model, Table, Unit
+from geom.movement._after_charge import check_charge_placement
+from geom.movement._coherency import coherency
+from geom.movement._placement import check_placement as check_unit_placement
 
 TABLE = Table(54, 36)
 B32 = Base.from_mm(32)
@@ -173,7 +165,7 @@ def test_8_7_7_after_charge_placement_uses_the_squadron_distance():
     lead_end = (30 - 2 * R32, 18)
     for abilities, ok in (((SQUADRON,), True), ((), False)):
         lings = squad("lings", [(20, 18), (20, 21)], abilities=abilities, leading="1")
-        v = check_placement(bf_of(target, lings), lings, lead_end,
+        v = check_charge_placement(bf_of(target, lings), lings, lead_end,
                             {"2": (lead_end[0] - 3.6, 18)}, [target])
         within = [p for p in v.details["problems"] if "wholly within" in p]
         assert (within == []) is ok, v.details["problems"]
@@ -219,7 +211,7 @@ def test_wholly_within_measure_agrees_with_dense_sampling(base, a1, a2, dx, dy):
     import numpy as np
 
     from geom.bases import boundary_points, point_distance
-    from geom.coherency import far_distances
+    from geom.movement._coherency import far_distances
 
     m, lead = _pair(base, a1, a2, dx, dy)
     fast = float(far_distances([m], [lead])[0, 0])
@@ -234,7 +226,7 @@ def test_wholly_within_measure_agrees_with_dense_sampling(base, a1, a2, dx, dy):
 def test_wholly_within_measure_agrees_with_the_rim_search(base, a1, a2, dx, dy):
     """…and against geom.bases' own (slow, scalar) rim search, to 1e-7"."""
     from geom.bases import max_distance_to_ellipse
-    from geom.coherency import far_distances
+    from geom.movement._coherency import far_distances
 
     m, lead = _pair(base, a1, a2, dx, dy)
     fast = float(far_distances([m], [lead])[0, 0])

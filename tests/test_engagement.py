@@ -249,10 +249,10 @@ def test_engagement_of_ovals_across_a_gap_in_two_walls():
 def test_docstring_examples():
     import doctest
 
-    import geom.charge
-    import geom.close_combat
+    import geom.combat._charge
+    import geom.combat._close_combat
     import geom.engagement
-    for mod in (geom.engagement, geom.charge, geom.close_combat):
+    for mod in (geom.engagement, geom.combat._charge, geom.combat._close_combat):
         assert doctest.testmod(mod).failed == 0
 
 

@@ -13,7 +13,9 @@ import pytest
 from shapely.geometry import LineString, Point
 
 import scenario
-from geom.close_combat import all_ranks, can_close_ranks, disengage, removal_order
+from geom.combat._close_combat import all_ranks, removal_order
+from geom.combat._close_ranks import can_close_ranks
+from geom.combat._disengage import disengage
 from geom.model import Base, Battlefield, Model, Table, Unit
 from tmg.cli import main
 

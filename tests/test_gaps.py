@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
-from geom import movement as mv
 from geom.model import Battlefield, Table, TerrainPiece
+from geom.movement import _moves as mv
 
 from ._movement_ref import grid_path_length, path_is_legal
 from .test_movement import mk_unit
@@ -193,7 +193,7 @@ def test_oval_rounds_the_corner_clear_of_it():
 # ---- coherency links (GEOMETRY-RULES §7 revised): a line, not a base -------------------------
 
 def _link(bf, unit):
-    from geom.coherency import links
+    from geom.movement._coherency import links
 
     (lk,) = links(bf, unit)
     return lk
@@ -239,7 +239,7 @@ def test_link_past_a_seam_is_one_part():
 def test_link_between_a_wall_and_an_enemy_model():
     """A wall and an enemy base are two parts: the gap between them is judged by its width
     (the enemy's base edge to the wall)."""
-    from geom.coherency import links
+    from geom.movement._coherency import links
 
     r = 32 / MM / 2
     for gap, ok in ((1.0, True), (0.999, False)):
@@ -271,7 +271,7 @@ def test_gaps_on_path_names_the_gap_and_its_width():
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10_000))
 def test_pieces_met_agree_with_the_overlay(seed: int) -> None:
-    """The distance-only count of separate pieces a base meets (geom.pieces) against the slow,
+    """The distance-only count of separate pieces a base meets (geom.paths._pieces) against the slow,
     obviously-correct overlay: a fine disc ∩ the part's material, its pieces counted — at
     random points near a top's bent edge line crossed by a model's base and an L-shaped
     wall."""
@@ -281,7 +281,7 @@ def test_pieces_met_agree_with_the_overlay(seed: int) -> None:
     import shapely
     from shapely.geometry import LineString, Point
 
-    from geom.pieces import Pieces
+    from geom.paths._pieces import Pieces
 
     rng = random.Random(seed)
     r = rng.uniform(0.5, 1.2)

@@ -20,14 +20,16 @@ from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import box
 
-from geom import movement as mv
-from geom.charge import charge, check_end
-from geom.close_combat import can_close_ranks, disengage
-from geom.destroyed import destroyed_by, without
+from geom.combat._charge import charge
+from geom.combat._close_ranks import can_close_ranks
+from geom.combat._disengage import disengage
 from geom.elevation import top_at
 from geom.model import Base, Battlefield, Model, Speed, Table, TerrainPiece, Unit
-from geom.navigator import navigator_for
-from geom.placement import deploy
+from geom.movement import _moves as mv
+from geom.movement._charge_region import check_end
+from geom.movement._destroyed import destroyed_by, without
+from geom.movement._placement import deploy
+from geom.paths._navigator import navigator_for
 from tmg.cli import main
 
 from ._movement_ref import path_is_legal
@@ -346,7 +348,7 @@ def test_8_5_4_disengage_against_a_grid_of_ends(scene):
 @settings(max_examples=8, deadline=None)
 @given(crowded())
 def test_8_8_1_close_ranks_against_a_grid_of_ends(scene):
-    from geom.close_combat import close_ranks
+    from geom.combat._close_ranks import close_ranks
 
     got = _crowd(*scene, n=2)
     if got is None:
@@ -376,7 +378,7 @@ def test_8_8_1_close_ranks_check_finds_the_better_spot_on_the_leaders_top():
     placement itself does: the second marine left behind on the deck, when base contact with
     the enemy was free on the deck, fails §8.8.1 step 1 (before: only the mat was searched,
     and the deck is no place to stand from the mat)."""
-    from geom import judge
+    from geom.judge import _check as judge
 
     deck = TerrainPiece("deck", 2, box(5, 5, 25, 25), standable=True,
                         access_points=(box(24.5, 24, 25.5, 25),))
@@ -398,14 +400,14 @@ def test_8_8_1_close_ranks_check_finds_the_better_spot_on_the_leaders_top():
 def test_8_7_7_charge_placement_check_finds_the_better_spot_on_the_leaders_top():
     """The same for a charge's placement (§8.7.7 step 4): base contact with the target free on
     the deck the leader charged across, the second model left behind fails priority A."""
-    from geom.after_charge import check_placement
+    from geom.movement._after_charge import check_charge_placement
 
     deck = TerrainPiece("deck", 2, box(5, 5, 25, 25), standable=True,
                         access_points=(box(24.5, 24, 25.5, 25),))
     us = mk("us", "red", [(15, 15), (15, 15 - 2 * R)], size=2, leading="1")
     foe = mk("foe", "blue", [(15, 15 + 2 * R + 0.6)], size=2)
     bf = Battlefield(Table(30, 30), (deck,), (us, foe))
-    v = check_placement(bf, us, (15, 15.6), {"2": (15, 15 - 2 * R)}, [foe])
+    v = check_charge_placement(bf, us, (15, 15.6), {"2": (15, 15 - 2 * R)}, [foe])
     assert not v and "could have been placed in base contact" in v.reason
     (b,) = v.details["better_spots"]
     assert b["model"] == "2" and top_at(bf, tuple(b["spot"])).id == "deck"

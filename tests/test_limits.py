@@ -160,7 +160,7 @@ def test_bad_encodings(tmp_path, capsys):
 
 def test_survey_grid_limit_at_and_past_it():
     from geom.model import Table
-    from geom.survey_grid import MAX_GRID_POINTS, check_grid
+    from survey._grid import MAX_GRID_POINTS, check_grid
 
     side = 250  # 250 x 400 one-inch cells: exactly the limit
     assert side * (MAX_GRID_POINTS // side) == MAX_GRID_POINTS

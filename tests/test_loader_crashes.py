@@ -2,7 +2,7 @@
 a ring left with too few corners once repeated points are dropped (`GEOSException` in
 `shapely.remove_repeated_points`), an odd layout name (`KeyError` / `OSError` in
 `maps.load_layout`), an integer too large for a float (`OverflowError` in
-`geom.template_shapes.make_shape`) — and numbers past the documented limits
+`geom.templates._shapes.make_shape`) — and numbers past the documented limits
 (docs/interface.md, "Limits") are clean rejections naming the file, the object and the field.
 The documents are our own, built here; each is checked through the loader and through
 `tmg.cli.main` (exit 2, one line)."""
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geom.errors import TmgError
-from geom.template_shapes import MAX_DIMENSION, make_shape
+from geom.templates._shapes import MAX_DIMENSION, make_shape
 from maps import load_layout
 from scenario import parse_document
 from tmg.cli import main

@@ -1,4 +1,4 @@
-"""Contesting and controlling mission markers (§8.9.1; `geom.markers`, `tmg markers`).
+"""Contesting and controlling mission markers (§8.9.1; `geom.markers._control`, `tmg markers`).
 
 Hand-built cases from the rulebook's contest table (flying, burrowed, out of coherency, wrong
 elevation, a marker hidden behind a barricade, structures), the control table (supply totals,
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
-from geom.markers import all_markers, contests, decide_control, marker_control
+from geom.markers._control import all_markers, contests, decide_control, marker_control
 from geom.model import Base, Battlefield, Marker, Model, Table, TerrainPiece, Unit
 from scenario import catalogue
 from scenario.units import catalogue_abilities

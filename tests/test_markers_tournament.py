@@ -340,7 +340,7 @@ def test_9_3_a_top_touching_an_entry_edge_keeps_its_marker():
 def test_9_3_lost_temple_ramps_with_their_access_points_are_not_moved():
     """Decision (docs/rules.md#marker-terrain): any access point on a top makes it
     reachable; map 5's two Lost Temple Ramps hold each other's access point, and stay."""
-    from geom.tops import unreachable_tops
+    from geom.paths._tops import unreachable_tops
     from maps.tournament import entry_edges
 
     lay = battlefield_by_name("standard-5")

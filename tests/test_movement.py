@@ -19,8 +19,10 @@ from shapely import affinity
 from shapely.geometry import LineString, Polygon, box
 from shapely.geometry import Point as SPoint
 
-from geom import movement as mv
 from geom.model import Base, Battlefield, Model, Speed, Table, TerrainPiece, Unit
+from geom.movement import _moves as mv
+from geom.paths._reach import travel_region
+from geom.paths._region_path import path_to_region
 
 from ._movement_ref import grid_path_length, path_is_legal, visibility_path_length
 
@@ -503,7 +505,7 @@ def test_path_to_region_against_sampling(seed: int, size: int) -> None:
     c = (rng.uniform(0, 20), rng.uniform(0, 16))
     region = affinity.rotate(box(c[0] - 2, c[1] - 0.7, c[0] + 2, c[1] + 0.7),
                              rng.uniform(0, 180)).union(SPoint(c[0] + 1, c[1] + 1).buffer(1))
-    p = nav.path_to_region(s, region)
+    p = path_to_region(nav, s, region)
     best = region_brute_force(nav, s, region)
     if math.isfinite(best):
         assert p is not None and p.length <= best + 1e-6
@@ -538,7 +540,7 @@ def test_reach_agrees_with_path_queries(seed: int) -> None:
     rng = random.Random(seed)
     (s,) = free_points(nav, rng, 1)
     L = 6.0
-    region = nav.travel_region(s, L)
+    region = travel_region(nav, s, L)
     shapely.prepare(region)
     for q in free_points(nav, rng, 60):  # the travel region covers the free space
         p = nav.shortest_path(s, q)

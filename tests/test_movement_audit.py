@@ -11,10 +11,10 @@ import pytest
 from shapely.geometry import Point as SPoint
 from shapely.geometry import box
 
-from geom import movement as mv
-from geom.charge import charge
-from geom.close_combat import disengage
+from geom.combat._charge import charge
+from geom.combat._disengage import disengage
 from geom.model import Battlefield, Speed, Table, TerrainPiece
+from geom.movement import _moves as mv
 
 from .test_movement import gap_table, mk_unit
 

@@ -10,9 +10,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geom import movement as mv
-from geom.fixed_ends import FixedEnds
-from geom.navigator import navigator_for
+from geom.movement import _moves as mv
+from geom.paths._navigator import navigator_for
+from geom.paths._point_goals import FixedEnds
 
 from ._movement_ref import eager_path_length
 from .test_movement import far_points, free_points, scene

@@ -7,9 +7,9 @@ import math
 import pytest
 from shapely.geometry import LineString, box
 
-from geom import placement as pl
 from geom.errors import TmgError
 from geom.model import Battlefield, Deployment, Speed, Table, TerrainPiece
+from geom.movement import _placement as pl
 
 from .test_movement import mk_unit
 

@@ -21,11 +21,13 @@ from hypothesis import strategies as st
 from shapely.geometry import Polygon, box
 
 from geom import engagement, templates
+from geom.lines._seams import close_seams
+from geom.lines._segments import find_clear_segment
 from geom.model import Base, Battlefield, Model, Table, TerrainPiece, Unit
-from geom.movement import shortest_path
-from geom.seams import close_seams
-from geom.segments import find_clear_segment
-from geom.sight import SightContext
+from geom.movement._moves import shortest_path
+from geom.sight._matrix import sight_matrix
+from geom.sight._pair import pair_sight
+from geom.sight._table import SightContext
 
 WALL = 5
 
@@ -115,7 +117,7 @@ def field(pieces: list[TerrainPiece], models: list[Model]) -> Battlefield:
 
 
 def sight_answers(bf: Battlefield, models: list[Model]) -> np.ndarray:
-    mat = SightContext(bf).matrix(models, models)
+    mat = sight_matrix(SightContext(bf), models, models)
     return mat.visible
 
 
@@ -132,7 +134,7 @@ def test_splitting_a_wall_into_touching_sections_changes_no_verdict(seed):
     for i, a in enumerate(models):
         for j, b in enumerate(models[:4]):
             if i != j:
-                assert ctx.line_of_sight(a, b).ok == bool(v1[i, j])
+                assert pair_sight(ctx, a, b).ok == bool(v1[i, j])
     # engagement across the wall (bases within 1")
     for a in models:
         for b in models:
@@ -207,7 +209,7 @@ def test_two_sections_of_one_wall():
     for walls in ([TerrainPiece("w", WALL, a.union(b))],
                   [TerrainPiece("w1", WALL, a), TerrainPiece("w2", WALL, b)]):
         bf = field(walls, [pa, pb, shooter])
-        assert not SightContext(bf).line_of_sight(pa, pb).ok
+        assert not pair_sight(SightContext(bf), pa, pb).ok
         assert not engagement.models_engaged(bf, pa, pb).ok
         res = templates.resolve(bf, templates.BLAST, shape, shooter, target=pa)
         assert res.affected == ["a/a"]

@@ -1,4 +1,4 @@
-"""Tests for geom.segments.find_clear_segment: hand-built cases, the dense brute-force sampler as
+"""Tests for geom.lines._segments.find_clear_segment: hand-built cases, the dense brute-force sampler as
 slow reference, and an independent witness checker (rulebook §7.1, §7.2.1, §8.7.6)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import LineString, Polygon, box
 
+from geom.lines._segments import find_clear_segment, search_clear_segment
 from geom.model import Ellipse
-from geom.segments import find_clear_segment, search_clear_segment
 
 TOL = 1e-6
 
@@ -23,7 +23,7 @@ TOL = 1e-6
 
 
 def inside_base(e: Ellipse, p: tuple[float, float], slack: float = 1e-7) -> bool:
-    """Independent point-in-ellipse test (own algebra, not geom.segments')."""
+    """Independent point-in-ellipse test (own algebra, not geom.lines._segments')."""
     c, s = math.cos(e.theta), math.sin(e.theta)
     dx, dy = p[0] - e.cx, p[1] - e.cy
     u, v = c * dx + s * dy, -s * dx + c * dy
@@ -115,7 +115,7 @@ def test_gap_between_two_walls():
     assert find_clear_segment(a, b, [box(4, -5, 5, -1e-5), box(4, 1e-5, 5, 5)]) is not None
     assert find_clear_segment(a, b, [box(4, -5, 5, 1e-5), box(4, 0.0, 5, 5)]) is None
     # two pieces sharing an edge: by the letter of §0 the seam is only grazed by either piece
-    # (geom.sight joins touching pieces that both block before asking)
+    # (geom.sight._sight joins touching pieces that both block before asking)
     assert find_clear_segment(a, b, [box(4, -5, 5, 0.0), box(4, 0.0, 5, 5)]) is not None
 
 
@@ -357,7 +357,9 @@ def test_batch_search_agrees_with_one_by_one_and_the_sampler():
     shared table, and for a tenth of the jobs on the job's obstacles prepared alone), no blocked
     job has a clear sampled segment, every witness is valid on its own; a third of the jobs carry
     a length bound."""
-    from geom.segments import Frames, PreparedObstacles, search_jobs
+    from geom.lines._line_obstacles import PreparedObstacles
+    from geom.lines._segments import search_jobs
+    from geom.lines._tangents import Frames
 
     rng = np.random.default_rng(2025)
     jobs = [random_job(rng) for _ in range(2000)]
@@ -404,8 +406,9 @@ def test_batch_search_agrees_with_one_by_one_and_the_sampler():
 def test_open_disc_segment_is_what_the_full_search_answers(ra, rb, d, angle, bound):
     # the shortcut for two discs with nothing between them gives the full search's witness,
     # to the last bit, or leaves the pair to it (overlapping bases)
-    from geom.segments import PreparedObstacles, open_disc_segment, search_jobs
-    from geom.tangents import Frames
+    from geom.lines._line_obstacles import PreparedObstacles
+    from geom.lines._segments import open_disc_segment, search_jobs
+    from geom.lines._tangents import Frames
 
     a = Ellipse(10.0, 10.0, ra, ra)
     b = Ellipse(10.0 + d * math.cos(angle), 10.0 + d * math.sin(angle), rb, rb)

@@ -68,8 +68,9 @@ def questions() -> list[list[str]]:
 def body_of(argv: list[str], cwd: Path = ROOT) -> dict[str, Any]:
     """The request body that stands for a command line (the names of docs/service.md); an
     `after.toml` the question reads is the one an earlier command saved into `cwd`."""
-    ns = build_parser([argv[0]]).parse_args(argv)
-    sub = ns._parsers[argv[0]]
+    parser = build_parser([argv[0]])
+    ns = parser.parse_args(argv)
+    sub = parser.commands[argv[0]]
     body: dict[str, Any] = {}
     for s in rq.slots(sub):
         v = getattr(ns, s.action.dest)

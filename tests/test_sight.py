@@ -11,7 +11,9 @@ import pytest
 from shapely.geometry import Polygon, box
 
 from geom.model import Base, Marker, Model, TerrainPiece
-from geom.sight import SightContext, line_of_sight, unit_sight
+from geom.sight._pair import pair_sight
+from geom.sight._sight import line_of_sight, unit_sight
+from geom.sight._table import SightContext
 from tests.factories import battlefield_of
 from tmg.cli import main
 
@@ -488,13 +490,13 @@ def test_unit_visible_models_and_attackers():
     bf = field([w], atk + tgt)
     ctx = SightContext(bf)
     us = unit_sight(bf, bf.unit("atk"), bf.unit("tgt"), ctx=ctx)
-    vis = {t.ref for t in tgt if any(ctx.line_of_sight(x, t).ok for x in atk)}
+    vis = {t.ref for t in tgt if any(pair_sight(ctx, x, t).ok for x in atk)}
     assert set(us.visible_models) == vis
-    seeing = {x.ref for x in atk if any(ctx.line_of_sight(x, t).ok for t in tgt)}
+    seeing = {x.ref for x in atk if any(pair_sight(ctx, x, t).ok for t in tgt)}
     assert set(us.attackers) == seeing
     us_r = unit_sight(bf, bf.unit("atk"), bf.unit("tgt"), weapon_range=19.0, ctx=ctx)
     for x in atk:
-        ok = any(ctx.line_of_sight(x, t).ok and math.dist(x.at, t.at) - 1.26 <= 19.0 for t in tgt)
+        ok = any(pair_sight(ctx, x, t).ok and math.dist(x.at, t.at) - 1.26 <= 19.0 for t in tgt)
         assert (x.ref in us_r.attackers) == ok
 
 

@@ -14,7 +14,9 @@ import pytest
 from shapely.geometry import Polygon, box
 
 from geom.model import Base, Marker, Model, TerrainPiece
-from geom.sight import SightContext, line_of_sight, unit_sight
+from geom.sight._pair import pair_sight
+from geom.sight._sight import line_of_sight, unit_sight
+from geom.sight._table import SightContext
 from tests.factories import battlefield_of
 from tmg.cli import main
 
@@ -35,7 +37,7 @@ def sight(pieces, a, b, markers=()):
     """Verdicts both ways (sight is reciprocal unless HIDDEN is involved)."""
     bf = table(pieces, [x for x in (a, b) if isinstance(x, Model)], markers)
     ctx = SightContext(bf)
-    return ctx.line_of_sight(a, b), ctx.line_of_sight(b, a)
+    return pair_sight(ctx, a, b), pair_sight(ctx, b, a)
 
 
 def wall(pid="wall", size=2, x0=10.0, x1=11.0, y0=0.0, y1=20.0, **kw) -> TerrainPiece:

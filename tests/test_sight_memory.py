@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from shapely.geometry import Polygon
 
-import geom.candidates as candidates
-import geom.line_obstacles as obstacles
-import geom.segments as segments
-import geom.sight_matrix as sight_matrix
-from geom.line_obstacles import PreparedObstacles
+import geom.lines._candidates as candidates
+import geom.lines._line_obstacles as obstacles
+import geom.lines._segments as segments
+import geom.sight._matrix as sight_matrix
+from geom.lines._line_obstacles import PreparedObstacles
+from geom.lines._segments import search_clear_segment
 from geom.model import Ellipse
-from geom.segments import search_clear_segment
-from geom.sight import SightContext
+from geom.sight._table import SightContext
 from tests.test_segments import brute_force
 from tests.test_sight_props import random_scene
 
@@ -72,7 +72,7 @@ def test_blocks_never_change_an_answer(monkeypatch):
     before = []
     for bf in scenes:
         models = list(bf.models())
-        mat = SightContext(bf).matrix(models, models)
+        mat = sight_matrix.sight_matrix(SightContext(bf), models, models)
         before.append((mat.code.copy(), mat.witness.copy()))
     monkeypatch.setattr(sight_matrix, "PAIR_BLOCK", 3)
     monkeypatch.setattr(obstacles, "ROW_BUDGET", 7)
@@ -81,7 +81,7 @@ def test_blocks_never_change_an_answer(monkeypatch):
     monkeypatch.setattr(obstacles, "MANY_PARTS", 2)  # the prepared-shape path too
     for bf, (code, witness) in zip(scenes, before, strict=True):
         models = list(bf.models())
-        mat = SightContext(bf).matrix(models, models)
+        mat = sight_matrix.sight_matrix(SightContext(bf), models, models)
         assert (mat.code == code).all()
         vis = code == 0
         assert np.allclose(mat.witness[vis], witness[vis], atol=1e-9)

@@ -1,5 +1,5 @@
-"""Property tests for geom.sight on random scenes, against a slow reference: the rules applied
-one pair and one piece at a time (geom.cover's scalar statement of them, geom.distance for every
+"""Property tests for geom.sight._sight on random scenes, against a slow reference: the rules applied
+one pair and one piece at a time (geom.sight._cover's scalar statement of them, geom.distance for every
 distance) and a dense brute-force sampler of base-to-base segments (rulebook §7.1)."""
 
 from __future__ import annotations
@@ -17,11 +17,14 @@ from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import LineString, Polygon, box
 
-from geom import cover
 from geom.distance import distance
 from geom.elevation import elevation_level, model_effective_size, standing_piece
 from geom.model import Base, Battlefield, Model, Table, TerrainPiece, Unit
-from geom.sight import BLOCKED, DEAD_ZONE, HIDDEN, VISIBLE, SightContext
+from geom.sight import _cover as cover
+from geom.sight._matrix import BLOCKED, DEAD_ZONE, HIDDEN, VISIBLE, sight_matrix
+from geom.sight._pair import pair_sight
+from geom.sight._table import SightContext
+from geom.sight._verdict import pair_verdict
 
 TOL = 1e-6
 # TMG_SIGHT_SCENES=2000 for a long run (the default keeps the file well under a minute)
@@ -232,7 +235,7 @@ def witness_valid(a: Model, b: Model, seg, obstacles) -> bool:
 def check_scene(bf: Battlefield, ctx: SightContext | None = None) -> tuple[int, int]:
     models = list(bf.models())
     ctx = ctx or SightContext(bf)
-    mat = ctx.matrix(models, models)
+    mat = sight_matrix(ctx, models, models)
     seen = blocked = 0
     for i, a in enumerate(models):
         for j, b in enumerate(models):
@@ -283,7 +286,7 @@ def test_reciprocal(seed):
     """Sight is reciprocal (HIDDEN aside): A sees B iff B sees A."""
     bf = random_scene(np.random.default_rng(seed))
     models = list(bf.models())
-    mat = SightContext(bf).matrix(models, models)
+    mat = sight_matrix(SightContext(bf), models, models)
     for i, a in enumerate(models):
         for j, b in enumerate(models):
             if a.hidden or b.hidden:
@@ -298,11 +301,11 @@ def test_removing_a_piece_never_blocks(seed):
     bf = random_scene(np.random.default_rng(seed))
     models = list(bf.models())
     under = set().union(*(stack(bf, m) for m in models)) if models else set()
-    before = SightContext(bf).matrix(models, models).visible
+    before = sight_matrix(SightContext(bf), models, models).visible
     for p in bf.terrain:
         if p.id in under or any(q.on == p.id for q in bf.terrain):
             continue
-        after = SightContext(bf.without_piece(p.id)).matrix(models, models).visible
+        after = sight_matrix(SightContext(bf.without_piece(p.id)), models, models).visible
         assert not (before & ~after).any(), p.id
 
 
@@ -313,26 +316,26 @@ def test_single_pair_equals_matrix():
         bf = random_scene(rng)
         models = list(bf.models())
         ctx = SightContext(bf)
-        mat = ctx.matrix(models, models)
+        mat = sight_matrix(ctx, models, models)
         for i, a in enumerate(models):
             for j, b in enumerate(models):
                 if i != j:
-                    assert ctx.line_of_sight(a, b).ok == bool(mat.visible[i, j])
+                    assert pair_sight(ctx, a, b).ok == bool(mat.visible[i, j])
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_unit_verdict_summary_equals_the_pairs_verdicts(seed):
     """A unit-level blocked verdict names the union of every pair's blocking pieces and every
     pair's rule; the batch (`SightMatrix.blocked_pieces`) agrees with asking pair by pair."""
-    from geom.sight import _blocked_summary
+    from geom.sight._sight import _blocked_summary
 
     rng = np.random.default_rng(1000 + seed)
     checked = 0
     for _ in range(60):
         bf = random_scene(rng)
         models = list(bf.models())
-        m = SightContext(bf).matrix(models, models)
-        pairs = [m.verdict(i, j, minimal=False) for i in range(len(models))
+        m = sight_matrix(SightContext(bf), models, models)
+        pairs = [pair_verdict(m, i, j, minimal=False) for i in range(len(models))
                  for j in range(len(models)) if m.code[i, j] != VISIBLE]
         blocking, rules = _blocked_summary(m)
         assert blocking == sorted({p for v in pairs for p in v.details["blocking"]})
@@ -357,7 +360,7 @@ def _units_of(bf: Battlefield, rng: np.random.Generator) -> Battlefield:
 @pytest.mark.parametrize("seed", range(3))
 def test_enemy_unit_sight_equals_unit_by_unit(seed):
     """One matrix per pair of armies, cut per unit, gives the answers of asking unit by unit."""
-    from geom.sight import enemy_unit_sight, unit_sight
+    from geom.sight._sight import enemy_unit_sight, unit_sight
 
     rng = np.random.default_rng(2000 + seed)
     compared = 0

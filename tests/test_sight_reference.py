@@ -1,4 +1,4 @@
-"""Differential audit of geom.sight against a slow reference written from the rules text alone
+"""Differential audit of geom.sight._sight against a slow reference written from the rules text alone
 (rulebook §7.1, §7.1.1–7.1.4, keywords EFFECTIVE SIZE, ELEVATION LEVEL,
 HIDDEN, §8.9.1 markers).
 
@@ -39,10 +39,12 @@ from shapely import affinity
 from shapely.geometry import LineString, Point, Polygon, box
 from shapely.geometry.polygon import orient
 
+from geom.lines._segments import BLOCKED as SEARCH_BLOCKED
+from geom.lines._segments import FIRST, FOUND, SEPARATED
 from geom.model import Base, Battlefield, Marker, Model, Table, TerrainPiece, Unit
-from geom.segments import BLOCKED as SEARCH_BLOCKED
-from geom.segments import FIRST, FOUND, SEPARATED
-from geom.sight import BLOCKED, DEAD_ZONE, HIDDEN, VISIBLE, SightContext
+from geom.sight._matrix import BLOCKED, DEAD_ZONE, HIDDEN, VISIBLE, sight_matrix
+from geom.sight._pair import pair_sight
+from geom.sight._table import SightContext
 
 TOL = 1e-6
 SCENES = int(os.environ.get("TMG_SIGHT_AUDIT_SCENES", "160"))
@@ -433,7 +435,7 @@ class Tally:
 def audit(bf: Battlefield, objs: list[Model | Marker], tally: Tally) -> None:
     _DIST.clear()
     ctx = SightContext(bf)
-    mat = ctx.matrix(objs, objs)
+    mat = sight_matrix(ctx, objs, objs)
     one = SightContext(bf)  # the one-pair fast path, on its own table
     for h in mat.how.ravel().tolist():
         tally.how[h] = tally.how.get(h, 0) + 1
@@ -461,7 +463,7 @@ def audit(bf: Battlefield, objs: list[Model | Marker], tally: Tally) -> None:
                 continue
             tally.pairs += 1
             where = (A.o.ref, B.o.ref)
-            single = one.line_of_sight(objs[i], objs[j])
+            single = pair_sight(one, objs[i], objs[j])
             assert single.ok == bool(mat.visible[i, j]), (*where, "one pair vs batch")
             for k, p in enumerate(bf.terrain):
                 assert mat.kind(i, j, k) == ids.get(p.id), (*where, p.id, ids)

@@ -1,4 +1,4 @@
-"""The survey engine (geom.survey*): values agree with direct calls of the engine's own rules at
+"""The survey engine (survey._survey*): values agree with direct calls of the engine's own rules at
 random points; identical results whatever runs the tasks; symmetry and monotonicity."""
 
 from __future__ import annotations
@@ -15,18 +15,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 from shapely.geometry import Point, box
 
-from geom import survey as S
-from geom.charge import charge, roll_table
-from geom.cover import high_ground_cover
+import survey as S
+from geom.combat._charge import charge, roll_table
 from geom.distance import distance
 from geom.errors import TmgError
-from geom.markers import contests
+from geom.markers._control import contests
 from geom.model import Base, Battlefield, Deployment, Marker, Table, TerrainPiece
-from geom.movement import end_position_ok
-from geom.sight import line_of_sight
-from geom.survey_charge import best_charge, lower_bounds
-from geom.survey_grid import MAX_GRID_POINTS, Grid, check_grid, probe_unit, standing
-from geom.survey_job import Charger, Probe, SurveySpec, prepared
+from geom.movement._end_position import end_position_ok
+from geom.sight._cover import high_ground_cover
+from geom.sight._sight import line_of_sight
+from survey._charge import best_charge, lower_bounds
+from survey._grid import MAX_GRID_POINTS, Grid, check_grid, probe_unit, standing
+from survey._job import Charger, Probe, SurveySpec, prepared
 
 T = Table(24, 12)
 ZONES = {"red": box(0, 0, 24, 3), "blue": box(0, 9, 24, 12)}
@@ -391,7 +391,7 @@ def test_the_engine_imports_no_dask_no_viewer_no_front_end():
     import subprocess
     import sys
 
-    code = ("import sys, geom.survey, geom.survey_charge; print(sorted({m.split('.')[0] for m in "
+    code = ("import sys, survey._survey, survey._charge; print(sorted({m.split('.')[0] for m in "
             "sys.modules} & {'dask', 'distributed', 'tqdm', 'viewer', 'tmg', 'maps', 'scenario',"
             " 'formats', 'pyglet'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -11,9 +11,9 @@ import pytest
 import shapely
 from shapely.geometry import box
 
-from geom import survey as S
+import survey as S
 from geom.model import Base, Battlefield, Deployment, Marker, Table, TerrainPiece
-from geom.survey_job import Charger, Probe, SurveySpec
+from survey._job import Charger, Probe, SurveySpec
 from tmg.cli import main
 from viewer import heatmap as H
 from viewer import style as st

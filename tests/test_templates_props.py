@@ -21,7 +21,8 @@ from shapely.geometry.polygon import orient
 
 from geom import bases
 from geom import templates as T
-from geom.model import TOLERANCE, Base, Battlefield, Ellipse, Model, Table, TerrainPiece, Unit
+from geom.model import Base, Battlefield, Ellipse, Model, Table, TerrainPiece, Unit
+from geom.tolerance import TOLERANCE
 
 K_RADII, J_ANGLES = 24, 192
 

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scenario
-from geom import judge
-from geom.unit_move import place_unit
+from geom.judge import _check as judge
+from geom.movement._unit_move import place_unit
 from tmg.cli import main
 
 R = 32 / 25.4 / 2  # a 32 mm base's radius, inches (marines)
@@ -439,7 +439,7 @@ def test_charge_check_names_the_better_spot_a_model_was_denied(tmp_path, run_tmg
     gap = min(bases.ellipse_distance(m.ellipse, o.ellipse) for o in target)
     assert f["excess"] == pytest.approx(gap, abs=1e-5) and gap > 0.5
     # the spot lies in the band the placement searches for base contact (2e-3")
-    from geom.charge_region import CONTACT_BAND
+    from geom.movement._charge_region import CONTACT_BAND
 
     spot = m.moved_to(tuple(f["witness"]["point"]))
     assert min(bases.ellipse_distance(spot.ellipse, o.ellipse) for o in target) <= CONTACT_BAND

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import scenario
-from geom import close_combat as cc
+from geom import combat as cc
 from geom.errors import TmgError
 from tmg import cli
 from viewer import overlays, picture, style

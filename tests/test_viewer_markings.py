@@ -18,7 +18,8 @@ import scenario
 from viewer import markings as mk
 from viewer import overlays
 from viewer.layout import Camera, frame_for_width, frame_for_window
-from viewer.scene import Area, LegendEntry, OverlayLayer, Stroke, Text, build_scene, short_label
+from viewer.markings import LegendEntry
+from viewer.scene import Area, OverlayLayer, Stroke, Text, build_scene, short_label
 
 ROOT = Path(__file__).resolve().parent.parent
 SIGHT = str(ROOT / "examples" / "sight-dispute.toml")

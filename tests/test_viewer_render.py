@@ -283,9 +283,8 @@ def test_engaged_pair_is_drawn_on_the_engine_witness(off):
 SIGHT = str(ROOT / "examples" / "sight-dispute.toml")
 
 
-@pytest.mark.skipif(not overlays.available("sight"), reason="geom.sight is not in this checkout")
 def test_sight_line_is_drawn_on_the_engine_witness(off):
-    from geom.sight import line_of_sight
+    from geom.sight._sight import line_of_sight
 
     bf = scenario.load(SIGHT)
     m1 = bf.unit("marines").model("m1")
@@ -411,9 +410,8 @@ def test_view_without_display_explains(tmp_path):
     assert "Traceback" not in p.stderr
 
 
-@pytest.mark.skipif(not overlays.available("reach"), reason="no geom.movement")
 def test_reach_region_pixels(off):
-    from geom import movement
+    from geom.movement import _moves as movement
     bf = scenario.load(str(ROOT / "examples" / "gap-run.toml"))
     u = bf.unit("marines")
     region = movement.reach(bf, u, u.leading_model.at, 10)
@@ -442,7 +440,6 @@ def test_reach_region_pixels(off):
     assert n_in > 50 and n_out > 50
 
 
-@pytest.mark.skipif(not overlays.available("template"), reason="no geom.templates")
 def test_render_template_size_options(off, tmp_path, capsys):
     out = tmp_path / "t.png"
     assert cli.main(["render", RIDGE, "-o", str(out), "--json", "--blast", "marines/m1",

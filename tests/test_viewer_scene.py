@@ -302,7 +302,7 @@ def test_measure_tool_two_clicks_make_a_tape():
 
 
 def test_tape_ends_are_a_shortest_segment():
-    from geom import distance as gdist
+    from geom import distance
     bf = scenario.load("examples/ridge-dispute.toml")
     cases = [("marines/m1", "zerglings/1"), ("hydras/h1", "marker/5"), ("marines", "terrain/wall"),
              ("hydras/h2", "40,5"), ("hydras/h1", "hydras/h2")]
@@ -312,9 +312,9 @@ def test_tape_ends_are_a_shortest_segment():
         layer = overlays.Measure(x, y).build(bf)
         tape = [p for p in layer.prims if isinstance(p, Stroke) and p.tag == "tape"][0]
         p, q = tape.points
-        d = gdist.distance(x, y)
+        d = distance(x, y)
         assert math.dist(p, q) == pytest.approx(d, abs=2e-3)
-        assert gdist.distance(x, p) < 2e-3 and gdist.distance(y, q) < 2e-3
+        assert distance(x, p) < 2e-3 and distance(y, q) < 2e-3
         assert f'{d:.3f}"' in layer.info[0]
 
 
@@ -413,10 +413,8 @@ def test_load_with_deployment_and_errors(tmp_path):
 ROACH = "examples/roach-charge.toml"
 
 
-@pytest.mark.skipif(not (overlays.available("charge") and overlays.available("reach")),
-                    reason="geom.charge / geom.movement are not in this checkout")
 def test_charge_overlay_follows_the_engine_and_the_roll():
-    from geom import charge as ch
+    from geom.combat import _charge as ch
     bf = scenario.load(ROACH)
     ans = ch.charge(bf, "roaches", ["marauder"], -2)
     assert ans.min_roll is not None
@@ -450,7 +448,7 @@ HEDGE_DOC = {
 
 def test_grass_keyword_the_grass_a_charge_or_move_destroys_is_drawn_gone():
     # one marking for "destroyed by this move", on exactly the pieces the engine names
-    from geom import charge as ch
+    from geom.combat import _charge as ch
     from viewer import markings as mk
     bf = scenario.parse_document(HEDGE_DOC)
     ans = ch.charge(bf, "lings", ["marines"])
@@ -467,9 +465,8 @@ def test_grass_keyword_the_grass_a_charge_or_move_destroys_is_drawn_gone():
     assert "destroyed by this move (gone)" in [e.text for e in sc.legend]
 
 
-@pytest.mark.skipif(not overlays.available("reach"), reason="no geom.movement")
 def test_reach_toggle_needs_a_selected_unit():
-    from geom import movement
+    from geom.movement import _moves as movement
     bf = scenario.load(ROACH)
     vw = interact.Viewer(bf)
     vw.key("r")
@@ -493,9 +490,8 @@ COHERENCY_DOC = {
 }
 
 
-@pytest.mark.skipif(not overlays.available("coherency"), reason="no geom.coherency")
 def test_coherency_overlay_draws_the_engine_links_and_failures():
-    from geom import coherency as coh
+    from geom.movement import _coherency as coh
     bf = scenario.parse_document(COHERENCY_DOC)
     layer = overlays.Coherency(None).build(bf)
     for u in bf.units:
@@ -518,9 +514,8 @@ def test_coherency_overlay_draws_the_engine_links_and_failures():
     assert overlays.Coherency(("lings",)) in vw.overlays()
 
 
-@pytest.mark.skipif(not overlays.available("reach"), reason="no geom.movement")
 def test_move_overlay_draws_the_engine_path(tmp_path, capsys):
-    from geom import movement
+    from geom.movement import _moves as movement
     from tmg import cli
     bf = scenario.load("examples/gap-run.toml")
     m = bf.unit("marines").models[0]

@@ -120,11 +120,10 @@ def test_measure_by_clicking_two_bases(open_viewer):
         w.frame.transform))
 
 
-@pytest.mark.skipif(not overlays.available("sight"), reason="geom.sight is not in this checkout")
 def test_sight_by_clicking_two_models(open_viewer):
     from pyglet.window import key
 
-    from geom.sight import line_of_sight
+    from geom.sight._sight import line_of_sight
     bf = scenario.load(SIGHT)
     v, w = open_viewer(bf)
     m1, z1 = bf.unit("marines").model("m1"), bf.unit("zerglings").models[0]
@@ -146,7 +145,6 @@ def test_sight_by_clicking_two_models(open_viewer):
     assert green >= 5
 
 
-@pytest.mark.skipif(not overlays.available("template"), reason="no geom.templates")
 def test_template_by_clicking_and_switching_kind(open_viewer):
     from pyglet.window import key
     bf = scenario.load(RIDGE)

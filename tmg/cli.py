@@ -20,6 +20,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from geom.errors import TmgError
@@ -28,14 +29,62 @@ from .budget import BATCH_TIMEOUT, DEFAULT_TIMEOUT, BudgetExceeded, time_budget
 from .commands import BATCH, COMMANDS, INTERACTIVE
 from .output import jsonable, one_line, printable, to_json
 
-__all__ = ["build_parser", "jsonable", "main", "one_line"]
+__all__ = ["Argument", "Parser", "build_parser", "jsonable", "main", "one_line"]
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One argument of a parser as it was added: its argparse `Action` and the `action=`
+    keyword it was added with ("store" when none was given; a class for a custom action)."""
+
+    action: argparse.Action
+    kind: Any = "store"
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with a usage error reported on one line naming the (sub)command, exit 2."""
+    """argparse, with a usage error reported on one line naming the (sub)command, exit 2, and
+    a record of what it was built with, which the service reads (argparse keeps no public one):
+    `arguments`, every argument in the order added (its groups' included), and `commands`,
+    the full parsers of the subcommands built (`build_parser`), by name."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        self.arguments: list[Argument] = []  # before argparse's own -h is added
+        self.commands: dict[str, Parser] = {}
+        self.built = False
+        super().__init__(*args, **kw)
+        self.built = True  # the groups argparse makes for itself are not wrapped
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {one_line(message)} (see '{self.prog} -h')\n")
+
+    def add_argument(self, *args: Any, **kw: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kw)
+        self.arguments.append(Argument(action, kw.get("action", "store")))
+        return action
+
+    def add_argument_group(self, *args: Any, **kw: Any) -> Any:
+        group = super().add_argument_group(*args, **kw)
+        return Group(group, self.arguments) if self.built else group
+
+    def add_mutually_exclusive_group(self, **kw: Any) -> Any:
+        return Group(super().add_mutually_exclusive_group(**kw), self.arguments)
+
+
+class Group:
+    """An argument group (or a mutually exclusive one) of a `Parser`: its arguments are
+    recorded in the parser's `arguments` too."""
+
+    def __init__(self, group: Any, record: list[Argument]) -> None:
+        self.group = group
+        self.record = record
+
+    def add_argument(self, *args: Any, **kw: Any) -> argparse.Action:
+        action: argparse.Action = self.group.add_argument(*args, **kw)
+        self.record.append(Argument(action, kw.get("action", "store")))
+        return action
+
+    def add_mutually_exclusive_group(self, **kw: Any) -> Group:
+        return Group(self.group.add_mutually_exclusive_group(**kw), self.record)
 
 
 class _Version(argparse.Action):
@@ -69,22 +118,21 @@ def timeout_arg(text: str) -> float:
     return v
 
 
-def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The parser, with full parsers for `commands` (all when None) and one-line entries for the
-    rest (enough for `tmg --help` and for naming an unknown command)."""
+def build_parser(commands: Sequence[str] | None = None) -> Parser:
+    """The parser, with full parsers for `commands` (all when None; in its `commands`) and
+    one-line entries for the rest (enough for `tmg --help` and for naming an unknown
+    command)."""
     parser = Parser(prog="tmg", description="Geometry and line of sight for StarCraft: TMG "
                     "tables. Exit status: 0 an answer, 2 bad input, 3 over the time budget, "
                     "1 a fault of the engine.")
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    built: dict[str, argparse.ArgumentParser] = {}
-    parser.set_defaults(_parsers=built)
     for name, (module, help_) in COMMANDS.items():
         if commands is not None and name not in commands:
             sub.add_parser(name, help=help_, add_help=False)
             continue
         mod = importlib.import_module(f"{__package__}.commands.{module}")
-        p = built[name] = mod.register(sub)
+        p = parser.commands[name] = mod.register(sub)
         p.add_argument("--json", action="store_true", help="print the answer as JSON")
         if name not in INTERACTIVE:
             budget = BATCH_TIMEOUT if name in BATCH else DEFAULT_TIMEOUT
@@ -109,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:  # reported by the subcommand's parser, so the message names it
-            sub = args._parsers.get(getattr(args, "command", None), parser)
+            sub = parser.commands.get(str(getattr(args, "command", "")), parser)
             sub.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # usage error (2), --help or --version (0)
         return exc.code if isinstance(exc.code, int) else 2

@@ -33,12 +33,6 @@ def configure() -> None:
         pyglet.options["headless"] = True
 
 
-def headless() -> bool:
-    import pyglet
-
-    return bool(pyglet.options["headless"])
-
-
 def window_error(exc: BaseException, *, interactive: bool) -> TmgError:
     """A TmgError explaining why no window (or GL context) could be made."""
     what = "open a window" if interactive else "create an OpenGL context for drawing"

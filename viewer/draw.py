@@ -4,6 +4,11 @@ on screen (the viewer window) or off screen into a framebuffer object (`tmg rend
 Nothing here decides what is drawn or where: `viewer.scene` does, in pixels. Off-screen
 pictures are drawn k times larger and averaged down (supersampling), which smooths edges and
 text without relying on multisampling support.
+
+pyglet is imported where it is used, never at this module's import: importing `pyglet.gl`
+makes an OpenGL context (its shadow window), and it costs ~0.2 s, which an SVG picture or a
+bad option must not pay. `backend.configure()` runs first (it chooses headless EGL when there
+is no display, which must happen before pyglet's window module is first imported).
 """
 
 from __future__ import annotations
@@ -12,56 +17,64 @@ import ctypes
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from geom.errors import TmgError
+
 from . import backend
+from . import style as st
+from .labels import Placed
+from .layout import Frame, inset_prims
+from .scene import Area, Prim, Scene, Stroke, Text, Transform
+from .strokes import DASH_GAP, dash_segments, segment_quads, stroke_pixels
 
-backend.configure()
-
-import pyglet  # noqa: E402  (after configure(): the platform is chosen at first import)
-from pyglet import gl, shapes  # noqa: E402
-from pyglet.graphics import Batch, Group  # noqa: E402
-from pyglet.math import Mat4  # noqa: E402
-
-from geom.errors import TmgError  # noqa: E402
-
-from . import style as st  # noqa: E402
-from .labels import Placed  # noqa: E402
-from .layout import Frame, inset_prims  # noqa: E402
-from .scene import Area, Prim, Scene, Stroke, Text, Transform  # noqa: E402
-from .strokes import DASH_GAP, dash_segments, segment_quads, stroke_pixels  # noqa: E402
+if TYPE_CHECKING:
+    import pyglet
+    from pyglet.graphics import Batch, Group
 
 FONT = "DejaVu Sans"
 SCREEN_LAYER = 1000
 INSET_LAYER = 2 * SCREEN_LAYER  # the inset of a close-up: above the panels and furniture
 
 
-class Mesh(shapes.ShapeBase):
-    """Plain triangles in one colour (the stock Polygon cannot have holes)."""
+@cache
+def mesh_type() -> Any:
+    """`Mesh(vertices, colour, batch, group)`: plain triangles in one colour (the stock Polygon
+    cannot have holes). A pyglet shape, so the class is made at first use (see above)."""
+    backend.configure()
+    from pyglet import shapes
 
-    def __init__(self, vertices: Sequence[float], colour: tuple[int, int, int, int],
-                 batch: Batch | None = None, group: Group | None = None) -> None:
-        self._coords = list(vertices)
-        self._rgba = colour
-        super().__init__(len(self._coords) // 2, batch=batch, group=group)
+    class Mesh(shapes.ShapeBase):
+        def __init__(self, vertices: Sequence[float], colour: tuple[int, int, int, int],
+                     batch: Batch | None = None, group: Group | None = None) -> None:
+            self._coords = list(vertices)
+            self._rgba = colour
+            super().__init__(len(self._coords) // 2, batch=batch, group=group)
 
-    def _create_vertex_list(self) -> None:
-        n = self._num_verts
-        self._vertex_list = self._program.vertex_list(  # type: ignore[assignment]
-            n, self._draw_mode, self._batch, self._group,  # type: ignore[arg-type]
-            position=("f", self._coords), colors=("Bn", self._rgba * n),
-            translation=("f", (0.0, 0.0) * n), rotation=("f", (0.0,) * n))
+        def _create_vertex_list(self) -> None:
+            n = self._num_verts
+            self._vertex_list = self._program.vertex_list(  # type: ignore[assignment]
+                n, self._draw_mode, self._batch, self._group,  # type: ignore[arg-type]
+                position=("f", self._coords), colors=("Bn", self._rgba * n),
+                translation=("f", (0.0, 0.0) * n), rotation=("f", (0.0,) * n))
 
-    def _update_vertices(self) -> None:
-        self._vertex_list.position[:] = self._coords  # type: ignore[attr-defined]
+        def _update_vertices(self) -> None:
+            self._vertex_list.position[:] = self._coords  # type: ignore[attr-defined]
+
+    return Mesh
 
 
 class Drawing:
     """A Frame turned into a pyglet Batch (keep the object alive while drawing)."""
 
     def __init__(self, frame: Frame, scene: Scene) -> None:
+        backend.configure()
+        from pyglet import shapes
+        from pyglet.graphics import Batch
+
         self.batch = Batch()
         self.frame = frame
         self._keep: list[Any] = []
@@ -83,6 +96,8 @@ class Drawing:
             self._label(pl, screen=pl.screen)
 
     def _group(self, order: int) -> Group:
+        from pyglet.graphics import Group
+
         g = self._groups.get(order)
         if g is None:
             g = self._groups[order] = Group(order=order)
@@ -91,6 +106,7 @@ class Drawing:
     def _add(self, p: Prim, tr: Transform | None, u: float, screen: bool = False,
              base: int = 0) -> None:
         order = (SCREEN_LAYER if screen else base) + p.layer * 3
+        Mesh = mesh_type()
         if isinstance(p, Area):
             tris = p.triangles if tr is None else tr.apply(p.triangles)
             if len(tris):
@@ -108,6 +124,9 @@ class Drawing:
         # world Text is placed by the frame (see Frame.texts)
 
     def _label(self, pl: Placed, screen: bool) -> None:
+        import pyglet
+        from pyglet import shapes
+
         t: Text = pl.text
         base = (SCREEN_LAYER if screen else 0) + t.layer * 3
         label = pyglet.text.Label(
@@ -147,6 +166,8 @@ class Offscreen:
 
     def __init__(self) -> None:
         self.window = backend.make_window(width=16, height=16, visible=False)
+        from pyglet import gl
+
         v = gl.GLint()
         gl.glGetIntegerv(gl.GL_MAX_RENDERBUFFER_SIZE, v)
         self.max_size = int(v.value)
@@ -166,6 +187,10 @@ class Offscreen:
         """Draw the frame off screen. With `supersample` 2 the picture is drawn twice as large
         and halved by the GPU: a linear-filtered blit at exactly half size samples the corner
         of each 2×2 block, i.e. the mean of its four pixels (`box_filter` is the reference)."""
+        import pyglet
+        from pyglet import gl
+        from pyglet.math import Mat4
+
         if frame.width < 1 or frame.height < 1:
             raise TmgError("picture has no size")
         if supersample not in (1, 2):
@@ -213,6 +238,8 @@ class Offscreen:
 
 def read_pixels(w: int, h: int) -> np.ndarray:
     """The bound framebuffer's (h, w, 3) pixels, row 0 at the bottom."""
+    from pyglet import gl
+
     arr = np.empty((h, w, 4), dtype=np.uint8)
     gl.glPixelStorei(gl.GL_PACK_ALIGNMENT, 1)
     gl.glReadPixels(0, 0, w, h, gl.GL_RGBA, gl.GL_UNSIGNED_BYTE,

@@ -34,7 +34,7 @@ from typing import Any
 from formats.fields import Ctx
 from geom.errors import TmgError
 from geom.model import Battlefield, Model, Unit
-from scenario import catalogue, check_battlefield, save
+from scenario import catalogue, check_battlefield, is_official_name, save
 from scenario.units import parse_unit
 
 MAX_HISTORY = 200
@@ -258,10 +258,8 @@ def save_target(source: str) -> tuple[Path, str | None, dict[str, Any]]:
     NAME-edited.toml (the file itself once it is an -edited one), in the working directory for
     an official name; a layout stays `layout = NAME` plus the pieces that differ; a scenario's
     `description` and `[templates]` are carried over."""
-    import scenario
-
     layout, extra = save.source_settings(source)
-    if scenario.is_official_name(source):
+    if is_official_name(source):
         return Path(f"{source}-edited.toml"), layout, {}
     p = Path(source)
     stem = p.stem if p.stem.endswith("-edited") else f"{p.stem}-edited"

@@ -1,5 +1,5 @@
 """Survey heatmaps as the viewer's scene primitives (what `tmg survey` draws; the measures are
-those of `geom.survey`: exposure §7.1–§7.1.3, safe area, markers §8.9.1, charge threat §8.7.7).
+those of `survey`: exposure §7.1–§7.1.3, safe area, markers §8.9.1, charge threat §8.7.7).
 
 Each picture is an `OverlayLayer` laid over the ordinary table scene (`viewer.scene.build_scene`),
 so every backend that draws a scene draws it (PNG and SVG): grid cells as filled `Area`s (cells
@@ -26,12 +26,14 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from geom.survey import CHARGE_THREAT, EXPOSURE, MARKERS, SAFE_AREA, SurveyResult
+from survey import CHARGE_THREAT, EXPOSURE, MARKERS, SAFE_AREA, SurveyResult
 
+from . import draw, png, svg
 from . import style as st
+from .layout import frame_for_width
+from .markings import LegendEntry
 from .scene import (
     L_UNDER,
-    LegendEntry,
     OverlayLayer,
     Prim,
     build_scene,
@@ -323,15 +325,10 @@ def render(results: Sequence[SurveyResult], out_dirs: Sequence[Path], width: int
     """Draw every picture of every result into its folder, as PNG and SVG (each atomically);
     returns the paths written per result. PNG needs an OpenGL context (a display, Xvfb or
     headless EGL), drawn in one context for all the pictures; SVG needs none."""
-    from . import svg
-    from .layout import frame_for_width
-
     written: list[list[Path]] = []
     with contextlib.ExitStack() as stack:
         off = None
         if "png" in formats:
-            from . import draw
-
             off = stack.enter_context(draw.Offscreen())
         for res, d in zip(results, out_dirs, strict=True):
             paths = []
@@ -339,8 +336,6 @@ def render(results: Sequence[SurveyResult], out_dirs: Sequence[Path], width: int
                 scene = scene_of(res, pic)
                 frame = frame_for_width(scene, width)
                 if off is not None:
-                    from . import png
-
                     paths.append(d / f"{pic.name}.png")
                     png.write(paths[-1], off.render(scene, frame).top_down())
                 if "svg" in formats:

@@ -35,7 +35,9 @@ from typing import Any
 
 from geom.elevation import elevation_level, piece_effective_size
 from geom.errors import TmgError
+from geom.judge import check
 from geom.model import Battlefield, Marker, Model, TerrainPiece, Unit
+from scenario import catalogue
 
 from . import edit, layout, picking
 from . import markings as mk
@@ -51,14 +53,6 @@ PICK_PIXELS = 7.0  # how far from a base a click still picks it
 ZOOM_MIN, ZOOM_MAX = 0.3, 40.0
 TOOLS = ("select", "measure", "sight", "template", "charge", "place")
 MAX_RESULTS = 6  # tapes/sight lines kept on screen at once
-
-
-def tool_available(tool: str) -> bool:
-    return {"sight": ov.available("sight"),
-            "template": ov.available("template"),
-            "charge": ov.available("charge") and ov.available("reach"),
-            "reach": ov.available("reach"),
-            "fight": ov.available("fight")}.get(tool, True)
 
 
 @dataclass
@@ -135,21 +129,8 @@ class Viewer:
             roll = f"roll {self.charge_roll}" if self.charge_roll else "no roll (keys 1-6)"
             return f"Charge ({roll}): click " + (
                 "a model of the charging unit" if n == 0 else "a model of the target unit")
-        keys = ["M measure"]
-        if tool_available("sight"):
-            keys.append("L sight")
-        if tool_available("template"):
-            keys.append("T template")
-        if tool_available("charge"):
-            keys.append("G charge")
-        if ov.available("engagement"):
-            keys.append("E engagement")
-        if ov.available("coherency"):
-            keys.append("C coherency")
-        if tool_available("reach"):
-            keys.append("R reach of the selected unit")
-        if tool_available("fight"):
-            keys.append("K fight, J disengage (selected unit)")
+        keys = ["M measure", "L sight", "T template", "G charge", "E engagement", "C coherency",
+                "R reach of the selected unit", "K fight, J disengage (selected unit)"]
         if self.edit_mode:
             return ("EDIT: drag a model (Shift: its unit) · [ ] turn · Del remove · H leading · "
                     "N add · Ctrl+Z/Y undo/redo · S save · D leave · " + ", ".join(keys))
@@ -289,11 +270,11 @@ class Viewer:
 
         self.fixed = [o for o in (again(o) for o in self.fixed) if o is not None]
         self.results = [o for o in (again(o) for o in self.results) if o is not None]
-        self.picks = [p for p in (ov._rebound(p, bf) if not isinstance(p, Model) or
+        self.picks = [p for p in (ov.rebound(p, bf) if not isinstance(p, Model) or
                                   _has_model(bf, p) else None for p in self.picks)
                       if p is not None]
         if isinstance(self.selection_thing, Model):
-            self.selection_thing = (ov._rebound(self.selection_thing, bf)
+            self.selection_thing = (ov.rebound(self.selection_thing, bf)
                                     if _has_model(bf, self.selection_thing) else None)
         if self.selected is not None:
             self.selected = next((u for u in bf.units if u.id == self.selected.id), None)
@@ -307,9 +288,6 @@ class Viewer:
         """"Check this move" (GEOMETRY-RULES §14): the table before the edit against now, by
         `geom.judge` — the verdict as the message and the Check overlay (declared ends, path,
         failures)."""
-        from geom.errors import TmgError
-        from geom.judge import check
-
         try:
             verdict = check(self.edit_before or self.bf, self.bf)
         except TmgError as exc:
@@ -359,8 +337,6 @@ class Viewer:
         return True
 
     def type_matches(self, text: str) -> list[str]:
-        from scenario import catalogue
-
         t = text.strip().lower().replace(" ", "-")
         return [u["id"] for u in catalogue.units() if u["id"].startswith(t)
                 or str(u.get("name", "")).lower().replace(" ", "-").startswith(t)]
@@ -382,8 +358,6 @@ class Viewer:
         elif name == "tab":
             self.place_owner = "blue" if self.place_owner == "red" else "red"
         elif name == "enter":
-            from scenario import catalogue
-
             found = catalogue.find(self.prompt)
             matches = self.type_matches(self.prompt)
             if found is None and len(matches) >= 1:
@@ -472,23 +446,23 @@ class Viewer:
             self.message = ""
         elif name == "m":
             self.tool, self.picks = "measure", []
-        elif name == "l" and tool_available("sight"):
+        elif name == "l":
             self.tool, self.picks = "sight", []
-        elif name == "t" and tool_available("template"):
+        elif name == "t":
             self.tool, self.picks = "template", []
-        elif name == "T" and tool_available("template"):
+        elif name == "T":
             self.tool, self.picks = "template", []
             self.template_kind = "flamer" if self.template_kind == "blast" else "blast"
-        elif name == "e" and ov.available("engagement"):
+        elif name == "e":
             self.engagement = not self.engagement
-        elif name == "c" and ov.available("coherency"):
+        elif name == "c":
             self.coherency = not self.coherency
-        elif name == "r" and tool_available("reach"):
+        elif name == "r":
             if self.selected is None:
                 self.message = "Select a unit first (click one of its models), then press R."
             else:
                 self.reach = not self.reach
-        elif name in ("k", "j") and tool_available("fight"):
+        elif name in ("k", "j"):
             if self.selected is None:
                 self.message = "Select a unit first (click one of its models), then press " \
                     + name.upper() + "."
@@ -496,9 +470,9 @@ class Viewer:
                 self.fight = not self.fight
             else:
                 self.disengage = not self.disengage
-        elif name == "g" and tool_available("charge"):
+        elif name == "g":
             self.tool, self.picks = "charge", []
-        elif name in "0123456" and len(name) == 1 and tool_available("charge"):
+        elif name in "0123456" and len(name) == 1:
             self.charge_roll = int(name) or None
             # the roll applies to the latest charge on the table
             for i in range(len(self.results) - 1, -1, -1):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import shapely
 
 from . import style as st
-from .scene import Area, Scene, Text, Transform
+from .scene import Area, Scene, Text, Transform, label_point
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in pixels
 
@@ -121,8 +121,6 @@ def _into_view(t: Text, tr: Transform, area: Box) -> Text:
     seen = t.within.intersection(shapely.box(wx0, wy0, wx1, wy1))
     if seen.is_empty or seen.area <= 0:
         return t
-    from .scene import label_point
-
     return replace(t, at=label_point(seen), alternatives=())
 
 

@@ -37,7 +37,8 @@ from geom.model import Table
 from . import markings as mk
 from . import style as st
 from .labels import Box, Placed, place_labels, text_box
-from .scene import GRID_STEP, Area, LegendEntry, Point, Prim, Scene, Stroke, Text, Transform
+from .markings import LegendEntry
+from .scene import GRID_STEP, Area, Point, Prim, Scene, Stroke, Text, Transform
 from .strokes import dash_segments, segment_quads
 from .style import RGBA
 

@@ -20,16 +20,28 @@ ground it is drawn on), `line`, `dash`,
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from . import style as st
 from .style import RGBA
 
-if TYPE_CHECKING:  # scene imports this module
-    from .scene import LegendEntry
-
 KINDS = ("fill", "outline", "line", "dash", "disc", "ring", "dashring", "dot", "cross",
          "number", "ramp")
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    """One line of the legend: a swatch (`kind`, see `KINDS`) and its text.
+    A `ramp` (colour bar) takes `stops` ((value 0..1, colour), …) and `ticks` ((value 0..1,
+    text), …) and a row of its own."""
+
+    kind: str
+    colour: RGBA
+    text: str
+    edge: RGBA | None = None
+    key: str = ""
+    stops: tuple[tuple[float, RGBA], ...] = ()
+    ticks: tuple[tuple[float, str], ...] = ()
+
 
 
 @dataclass(frozen=True)
@@ -47,8 +59,6 @@ class Marking:
         return replace(self, text=text)
 
     def entry(self) -> LegendEntry:
-        from .scene import LegendEntry
-
         return LegendEntry(self.kind, self.colour, self.text, self.edge, key=self.key)
 
 

@@ -1,5 +1,5 @@
 """Command-line options shared by `tmg view` and `tmg render`: what to load and which overlays
-to draw. An overlay's option exists only when its engine module is in this checkout.
+to draw.
 
 Options that qualify an overlay (`--allowance` of a move, `--targets`/`--roll`/`--modifier` of
 a charge, a template's size) belong to the overlay option before them, so each of several
@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import maps
 import scenario
+from geom import templates
 from geom.errors import TmgError
 from geom.model import Battlefield, Marker, Model, Unit
 from scenario import refs
@@ -45,8 +47,10 @@ BOUND = {"allowance": ("reach", "move"), "targets": ("charge",), "roll": ("charg
          "narrow": ("flamer",), "wide": ("flamer",)}
 
 
-def add_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="LAYOUT_OR_SCENARIO",
+def add_options(p: argparse.ArgumentParser, file_optional: bool = False) -> None:
+    """The options of `tmg view` and `tmg render`; `file_optional`: the LAYOUT_OR_SCENARIO may
+    be left out (`tmg render --check BEFORE AFTER`)."""
+    p.add_argument("file", nargs="?" if file_optional else None, metavar="LAYOUT_OR_SCENARIO",
                    help="scenario file (.toml/.json), official layout or deployment card name")
     p.add_argument("--deployment", metavar="CARD",
                    help="lay this deployment card's entry edges, zones and markers on the table")
@@ -61,57 +65,50 @@ def add_options(p: argparse.ArgumentParser) -> None:
                         "terrain/ID, zone/OWNER or X,Y (repeatable)")
     g.add_argument("--highlight", action="append", metavar="REF", default=[],
                    help="ring a model, unit, marker or terrain piece (repeatable)")
-    if ov.available("sight"):
-        g.add_argument("--los", nargs=2, action="append", metavar=("A", "B"), default=[],
-                       help="line of sight between two models, or a model and marker/N: the "
-                            "witness line, or the blocking pieces (repeatable)")
-    if ov.available("engagement"):
-        g.add_argument("--engagement", action="store_true",
-                       help='1" engagement rings and every engaged pair')
-    if ov.available("coherency"):
-        g.add_argument("--coherency", action="append", metavar="UNIT", default=[],
-                       help="coherency links and failures of a unit ('all': every unit; "
-                            "repeatable)")
-    if ov.available("reach"):
-        g.add_argument("--reach", action=_InOrder, metavar="UNIT", default=[],
-                       help="where the unit's leading model can end a move (repeatable)")
-        g.add_argument("--move", nargs=2, action=_InOrder, metavar=("U/M", "X,Y"), default=[],
-                       help="the shortest legal path of a leading model to a point "
-                            "(repeatable)")
-        g.add_argument("--allowance", type=float, metavar="IN", action=_InOrder,
-                       help="move allowance of the --reach or --move before it (before any: "
-                            "of all of them; default: the Speed)")
-    if ov.available("charge") and ov.available("reach"):
-        g.add_argument("--charge", metavar="UNIT", action=_InOrder, default=[],
-                       help="a charge: legal ends, shortest path, smallest roll (repeatable)")
-        g.add_argument("--targets", metavar="T1[/MODEL][,T2…]", action=_InOrder,
-                       help="the declared targets of the --charge before it (UNIT/MODEL: "
-                            "that unit's target model)")
-        g.add_argument("--roll", type=int, choices=range(1, 7), metavar="D6", action=_InOrder,
-                       help="its charge roll (1-6): shows the ends that roll reaches")
-        g.add_argument("--modifier", type=float, metavar="M", action=_InOrder,
-                       help='its charge distance modifier in inches (e.g. -2)')
-    if ov.available("template"):
-        g.add_argument("--blast", nargs=2, action=_InOrder, metavar=("ATTACKER", "TARGET"),
-                       default=[], help="blast template from ATTACKER (U/M) on TARGET "
-                       "(U/M, or X,Y for a template without a target model)")
-        g.add_argument("--flamer", nargs=2, action=_InOrder, metavar=("ATTACKER", "TARGET"),
-                       default=[], help="flamer template from ATTACKER (U/M) at TARGET")
-        g.add_argument("--diameter", type=float, metavar="D", action=_InOrder,
-                       help="blast template diameter (default: the scenario's or the "
-                            "PROVISIONAL placeholder, as `tmg template`)")
-        g.add_argument("--length", type=float, metavar="L", action=_InOrder,
-                       help="flamer template length")
-        g.add_argument("--narrow", type=float, metavar="N", action=_InOrder,
-                       help="flamer narrow end width")
-        g.add_argument("--wide", type=float, metavar="W", action=_InOrder,
-                       help="flamer wide end width")
-    if ov.available("fight"):
-        g.add_argument("--fight", action="append", metavar="UNIT", default=[],
-                       help="close combat of a unit: fighting and supporting ranks, close "
-                            "ranks, casualty order (repeatable)")
-        g.add_argument("--disengage", action="append", metavar="UNIT", default=[],
-                       help="a unit disengaging: path, ends, models destroyed (repeatable)")
+    g.add_argument("--los", nargs=2, action="append", metavar=("A", "B"), default=[],
+                   help="line of sight between two models, or a model and marker/N: the "
+                        "witness line, or the blocking pieces (repeatable)")
+    g.add_argument("--engagement", action="store_true",
+                   help='1" engagement rings and every engaged pair')
+    g.add_argument("--coherency", action="append", metavar="UNIT", default=[],
+                   help="coherency links and failures of a unit ('all': every unit; "
+                        "repeatable)")
+    g.add_argument("--reach", action=_InOrder, metavar="UNIT", default=[],
+                   help="where the unit's leading model can end a move (repeatable)")
+    g.add_argument("--move", nargs=2, action=_InOrder, metavar=("U/M", "X,Y"), default=[],
+                   help="the shortest legal path of a leading model to a point "
+                        "(repeatable)")
+    g.add_argument("--allowance", type=float, metavar="IN", action=_InOrder,
+                   help="move allowance of the --reach or --move before it (before any: "
+                        "of all of them; default: the Speed)")
+    g.add_argument("--charge", metavar="UNIT", action=_InOrder, default=[],
+                   help="a charge: legal ends, shortest path, smallest roll (repeatable)")
+    g.add_argument("--targets", metavar="T1[/MODEL][,T2…]", action=_InOrder,
+                   help="the declared targets of the --charge before it (UNIT/MODEL: "
+                        "that unit's target model)")
+    g.add_argument("--roll", type=int, choices=range(1, 7), metavar="D6", action=_InOrder,
+                   help="its charge roll (1-6): shows the ends that roll reaches")
+    g.add_argument("--modifier", type=float, metavar="M", action=_InOrder,
+                   help='its charge distance modifier in inches (e.g. -2)')
+    g.add_argument("--blast", nargs=2, action=_InOrder, metavar=("ATTACKER", "TARGET"),
+                   default=[], help="blast template from ATTACKER (U/M) on TARGET "
+                   "(U/M, or X,Y for a template without a target model)")
+    g.add_argument("--flamer", nargs=2, action=_InOrder, metavar=("ATTACKER", "TARGET"),
+                   default=[], help="flamer template from ATTACKER (U/M) at TARGET")
+    g.add_argument("--diameter", type=float, metavar="D", action=_InOrder,
+                   help="blast template diameter (default: the scenario's or the "
+                        "PROVISIONAL placeholder, as `tmg template`)")
+    g.add_argument("--length", type=float, metavar="L", action=_InOrder,
+                   help="flamer template length")
+    g.add_argument("--narrow", type=float, metavar="N", action=_InOrder,
+                   help="flamer narrow end width")
+    g.add_argument("--wide", type=float, metavar="W", action=_InOrder,
+                   help="flamer wide end width")
+    g.add_argument("--fight", action="append", metavar="UNIT", default=[],
+                   help="close combat of a unit: fighting and supporting ranks, close "
+                        "ranks, casualty order (repeatable)")
+    g.add_argument("--disengage", action="append", metavar="UNIT", default=[],
+                   help="a unit disengaging: path, ends, models destroyed (repeatable)")
 
 
 def bound_options(args: argparse.Namespace) -> list[tuple[str, Any, dict[str, Any]]]:
@@ -148,7 +145,6 @@ def load(file: str, deployment: str | None = None) -> tuple[Battlefield, dict[st
     if scenario.is_official_name(file):
         if deployment is None:
             return scenario.load(file), None
-        import maps
         if file in maps.deployment_ids():
             raise TmgError(f"{file!r} is a deployment card already; give a layout or a scenario "
                            "with --deployment")
@@ -160,10 +156,9 @@ def load(file: str, deployment: str | None = None) -> tuple[Battlefield, dict[st
         return scenario.parse_document(doc, file), None
     doc = scenario.read_document(file)
     shapes = None
-    if isinstance(doc, dict) and "templates" in doc and ov.available("template"):
-        from geom import templates as T
+    if isinstance(doc, dict) and "templates" in doc:
         doc = dict(doc)
-        shapes = T.shapes_from_table(doc.pop("templates"), file)
+        shapes = templates.shapes_from_table(doc.pop("templates"), file)
     if deployment is not None:
         if not isinstance(doc, dict) or not isinstance(doc.get("table"), dict):
             raise TmgError("has no [table] to lay a deployment card on", file=file, obj="table")
@@ -255,14 +250,12 @@ def _bound_overlay(bf: Battlefield, f: str, dest: str, value: Any, opts: dict[st
 
 def _shape(opts: dict[str, Any], kind: str, shapes: dict[str, Any] | None) -> Any:
     """The template shape: data file placeholder < scenario [templates] < command line."""
-    from geom import templates as T
-
-    given = {k: opts.get(k) for k in T.DIMENSIONS[kind]}
+    given = {k: opts.get(k) for k in templates.DIMENSIONS[kind]}
     base = shapes.get(kind) if shapes else None
     if all(v is None for v in given.values()):
         return base
     try:
-        return T.make_shape(kind, given, "command line", base)
+        return templates.make_shape(kind, given, "command line", base)
     except TmgError as exc:
         raise TmgError(exc.detail, obj=f"--{exc.field}" if exc.field else None) from None
 

@@ -11,6 +11,7 @@ from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
 
 from geom.model import Battlefield, Marker, Model, TerrainPiece, Unit
+from scenario import refs
 
 from . import markings as mk
 from . import style as st
@@ -25,7 +26,6 @@ def label(x: Any) -> str:
     (`Wall Set 2 (terrain/standard-1/12)`), points as X,Y."""
     if isinstance(x, TerrainPiece):
         return x.title
-    from scenario import refs
     return refs.label(x)
 
 

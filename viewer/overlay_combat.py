@@ -1,4 +1,4 @@
-"""Overlays for close combat (`geom.close_combat`): who fights and who supports, close ranks
+"""Overlays for close combat (`geom.combat`): who fights and who supports, close ranks
 and the casualty order (§8.8.1, §8.7.5), and disengaging (§8.5.4). The engine decides; this
 module draws its answer: ranks as dots on the models, the engine's engaged pairs, the close-ranks
 path and end, casualty numbers (1 removed first), the disengage path, ends, and the models that
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from geom import combat, engagement
 from geom.model import Battlefield, Model
 
 from . import markings as mk
@@ -31,21 +32,18 @@ class Fight:
     unit: str
 
     def build(self, bf: Battlefield) -> OverlayLayer:
-        from geom import close_combat as cc
-        from geom import engagement as eng
-
         u = bf.unit(self.unit)
         by_id = {m.id: m for m in u.models}
         prims: list[Prim] = []
-        ranks = cc.all_ranks(bf, u)
+        ranks = combat.all_ranks(bf, u)
         if not ranks:
             return OverlayLayer(Highlight((u,)).build(bf).prims, [],
-                                [f"Fight: {u.id} is engaged with no enemy unit ({cc.RULE_RANKS})"])
-        info = [f"Fight ({cc.RULE_RANKS}): {u.id} is engaged with "
+                                [f"Fight: {u.id} is engaged with no enemy unit ({combat.RULE_RANKS})"])
+        info = [f"Fight ({combat.RULE_RANKS}): {u.id} is engaged with "
                 + ", ".join(r.enemy for r in ranks)]
         for r in ranks:
             enemy = bf.unit(r.enemy)
-            prims += engaged_pair_prims(eng.engaged_pairs(bf, u.models, enemy.models))
+            prims += engaged_pair_prims(engagement.engaged_pairs(bf, u.models, enemy.models))
             for mid in r.fighting:
                 prims.append(_rank_dot(by_id[mid], st.FIGHTING, f"fight:fighting:{u.id}/{mid}",
                                        mk.FIGHTING))
@@ -54,7 +52,7 @@ class Fight:
                                        f"fight:supporting:{u.id}/{mid}", mk.SUPPORTING))
             info.append(f"    against {r.enemy}: fighting {', '.join(r.fighting) or 'none'}; "
                         f"supporting {', '.join(r.supporting) or 'none'}")
-        close = cc.can_close_ranks(bf, u)
+        close = combat.can_close_ranks(bf, u)
         info.append(f"Close ranks ({close.rule}): "
                     + ("possible — " if close.ok else "not possible — ") + close.reason)
         if close.ok and close.witness:
@@ -62,7 +60,7 @@ class Fight:
             end = (float(close.witness[-1][0]), float(close.witness[-1][1]))
             prims += path_prims(close.witness, "fight:close-ranks:path")
             prims += ghost(lead, end, "fight:close-ranks:end")
-        steps = cc.removal_order(bf, u)
+        steps = combat.removal_order(bf, u)
         for k, step in enumerate(steps, start=1):
             m = by_id[step.removed]
             rb = m.base.b
@@ -70,7 +68,7 @@ class Fight:
                               st.CASUALTY, L_OVER_TEXT, bold=True, tag=f"fight:casualty:{m.ref}",
                               mark=mk.CASUALTY))
         if steps:
-            info.append(f"Casualty order ({cc.RULE_CASUALTIES}): "
+            info.append(f"Casualty order ({combat.RULE_CASUALTIES}): "
                         + ", ".join(f"{k} {s.removed}" for k, s in enumerate(steps, start=1))
                         + f" — first: {steps[0].reason}")
         return OverlayLayer(prims, [], info)
@@ -84,11 +82,9 @@ class Disengage:
     unit: str
 
     def build(self, bf: Battlefield) -> OverlayLayer:
-        from geom import close_combat as cc
-
         u = bf.unit(self.unit)
         by_id = {m.id: m for m in u.models}
-        ans = cc.disengage(bf, u)
+        ans = combat.disengage(bf, u)
         prims: list[Prim] = []
         if ans.path:
             lead = by_id.get(ans.leading or "")

@@ -1,5 +1,5 @@
-"""Overlays for moving: coherency (§4.4, `geom.coherency`), the reach of a move and the shortest
-legal path to a point (§8.5.3, `geom.movement`), and charges (§8.7.7, `geom.charge`). Nothing is
+"""Overlays for moving: coherency (§4.4, `geom.movement`), the reach of a move and the shortest
+legal path to a point (§8.5.3, `geom.movement`), and charges (§8.7.7, `geom.combat`). Nothing is
 decided here; every region, path and verdict comes from the engine."""
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from dataclasses import dataclass, replace
 
 from shapely.geometry import Point as SPoint
 
+from geom import combat, movement
 from geom.model import Battlefield, Model
+from geom.paths import travel_region
 
 from . import markings as mk
 from . import style as st
@@ -48,21 +50,19 @@ def _link_tree(lead: str, links: list[tuple[str, str, float]]) -> list[tuple[str
 
 @dataclass(frozen=True)
 class Coherency:
-    """Coherency of units (§4.4, `geom.coherency`): the coherency distance of the leading model
+    """Coherency of units (§4.4, `geom.movement`): the coherency distance of the leading model
     (3", 4" with Squadron), a chain of valid links, failing models ringed with the engine's
     reason. `units`: ids (None: all units with more than one model)."""
 
     units: tuple[str, ...] | None = None
 
     def build(self, bf: Battlefield) -> OverlayLayer:
-        from geom import coherency as coh
-
         prims: list[Prim] = []
         info: list[str] = []
         chosen = [bf.unit(i) for i in self.units] if self.units is not None else \
             [u for u in bf.units if len(u.models) > 1]
         for u in chosen:
-            v = coh.coherency(bf, u)
+            v = movement.coherency(bf, u)
             lead = u.model(v.details["leading"])
             by_id = {m.id: m for m in u.models}
             dist = u.coherency_distance
@@ -104,8 +104,6 @@ class Reach:
     allowance: float | None = None
 
     def build(self, bf: Battlefield) -> OverlayLayer:
-        from geom import movement
-
         u = bf.unit(self.unit)
         allowance = movement.allowance_of(u) if self.allowance is None else self.allowance
         lead = u.leading_model
@@ -162,8 +160,6 @@ def path_prims(points: object, tag: str, ok: bool = True, radius: float = 0.0) -
 def gap_prims(bf: Battlefield, model: Model, points: object, tag: str) -> list[Prim]:
     """Each gap the path squeezes through (§4.6: the base overlaps both sides there): the
     narrowest line across it and its width, so a judge sees why the base may pass."""
-    from geom import movement
-
     pts = [(float(p[0]), float(p[1])) for p in points]  # type: ignore[attr-defined]
     prims: list[Prim] = []
     for g in movement.gaps_on_path(bf, bf.unit(model.unit), pts):
@@ -185,8 +181,6 @@ class Move:
     allowance: float | None = None
 
     def build(self, bf: Battlefield) -> OverlayLayer:
-        from geom import movement
-
         u = bf.unit(self.model.unit)
         chk = movement.check_move(bf, u, self.model, self.to, allowance=self.allowance)
         ok = bool(chk.verdict.ok)
@@ -209,7 +203,7 @@ class Move:
 
 @dataclass(frozen=True)
 class Charge:
-    """A charge declaration (§8.7.7, `geom.charge`): the legal charge ends for the leading
+    """A charge declaration (§8.7.7, `geom.combat`): the legal charge ends for the leading
     model's centre, the shortest charge path, and — with a roll — the ends that roll reaches."""
 
     unit: str
@@ -218,12 +212,9 @@ class Charge:
     modifier: float = 0.0
 
     def build(self, bf: Battlefield) -> OverlayLayer:
-        from geom import charge as ch
-        from geom import movement
-
         u = bf.unit(self.unit)
         # with a roll, the end drawn is that roll's (base contact when its distance reaches)
-        ans = ch.charge(bf, self.unit, list(self.targets), self.modifier, roll=self.roll)
+        ans = combat.charge(bf, self.unit, list(self.targets), self.modifier, roll=self.roll)
         lead = u.model(ans.leading) if ans.leading else u.leading_model
         prims: list[Prim] = []
         info = [f"Charge {u.id} → {', '.join(ans.targets)}: "
@@ -235,7 +226,7 @@ class Charge:
                         + (f", modifier {self.modifier:+g}" if self.modifier else "") + ")")
         targets = [bf.unit(t) for t in ans.targets if bf.unit(t).owner != u.owner]
         if targets and not u.flying:
-            er = ch.end_region(bf, u, lead, targets)
+            er = movement.end_region(bf, u, lead, targets)
             if not er.region.is_empty:
                 prims.append(Area(er.region, st.CHARGE_FILL, L_UNDER, "charge:ends",
                                   mk.CHARGE_ENDS))
@@ -243,7 +234,7 @@ class Charge:
                                  tag="charge:ends", mark=mk.CHARGE_ENDS)
             if self.roll is not None and ans.speed is not None:
                 dist = ans.speed + self.roll + self.modifier
-                travel = movement.navigator(bf, u).travel_region(lead.at, dist)
+                travel = travel_region(movement.navigator(bf, u), lead.at, dist)
                 reached = travel.intersection(er.region) if not er.region.is_empty else travel
                 if not travel.is_empty:
                     prims += outline(travel, st.REACH_EDGE, 2.0, L_UNDER, dash=9,

@@ -12,8 +12,11 @@ from typing import Any
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
-from geom import distance as gdist
+from geom import engagement, templates
+from geom.distance import distance, part_distance, parts
+from geom.lines import nearest_points as ellipse_nearest_points
 from geom.model import Battlefield, Ellipse, Marker, Model
+from geom.sight import line_of_sight
 
 from . import markings as mk
 from . import style as st
@@ -41,11 +44,10 @@ def _part_geom(p: Ellipse | BaseGeometry) -> BaseGeometry:
 def closest_points(a: Thing, b: Thing) -> tuple[Point, Point]:
     """Ends of a shortest segment between the two objects (for drawing the tape; the length
     shown is `geom.distance.distance`, exact)."""
-    pairs = [(p, q) for p in gdist.parts(a) for q in gdist.parts(b)]
-    p, q = min(pairs, key=lambda pq: gdist.part_distance(*pq))
-    if isinstance(p, Ellipse) and isinstance(q, Ellipse) and gdist.part_distance(p, q) > 0:
-        from geom.segments import nearest_points as ellipse_nearest
-        pp, qq = ellipse_nearest(p, q)
+    pairs = [(p, q) for p in parts(a) for q in parts(b)]
+    p, q = min(pairs, key=lambda pq: part_distance(*pq))
+    if isinstance(p, Ellipse) and isinstance(q, Ellipse) and part_distance(p, q) > 0:
+        pp, qq = ellipse_nearest_points(p, q)
         return seg(pp, qq)
     na, nb = nearest_points(_part_geom(p), _part_geom(q))
     return seg((na.x, na.y), (nb.x, nb.y))
@@ -59,7 +61,7 @@ class Measure:
     b: Thing
 
     def build(self, bf: Battlefield) -> OverlayLayer:
-        d = gdist.distance(self.a, self.b)
+        d = distance(self.a, self.b)
         p, q = closest_points(self.a, self.b)
         m = mk.TAPE
         prims: list[Prim] = [
@@ -88,8 +90,6 @@ class Measure:
 
 def sight_verdict(bf: Battlefield, a: Model | Marker, b: Model | Marker) -> Any:
     """The engine's sight verdict for two models, or a model and a marker (§7.1, §8.9.1)."""
-    from geom.sight import line_of_sight
-
     return line_of_sight(bf, a, b)
 
 
@@ -145,15 +145,13 @@ class Engagement:
     units: tuple[str, ...] | None = None
 
     def build(self, bf: Battlefield) -> OverlayLayer:
-        from geom import engagement as eng
-
         prims: list[Prim] = []
         chosen = [u for u in bf.units if self.units is None or u.id in self.units]
         for u in chosen:
             if u.flying:
                 continue
             for m in u.models:
-                prims += outline(_offset_ring(m, eng.ENGAGEMENT_RANGE),
+                prims += outline(_offset_ring(m, engagement.ENGAGEMENT_RANGE),
                                  st.with_alpha(st.ENGAGEMENT, 170), 1.6, L_UNDER, dash=6,
                                  tag=f"engagement:ring:{m.ref}", mark=mk.ENGAGEMENT_RANGE)
         info: list[str] = []
@@ -164,7 +162,7 @@ class Engagement:
                 if u.owner == v.owner or key in seen:
                     continue
                 seen.add(key)
-                pairs = eng.engaged_pairs(bf, u.models, v.models)
+                pairs = engagement.engaged_pairs(bf, u.models, v.models)
                 prims += engaged_pair_prims(pairs)
                 if pairs:
                     info.append(f"Engaged: {u.id} and {v.id} ({len(pairs)} pair"
@@ -206,10 +204,8 @@ class Template:
     target_type: str | None = None
 
     def build(self, bf: Battlefield) -> OverlayLayer:
-        from geom import templates as T
-
-        shape = self.shape or T.default_shape(self.kind)
-        res = T.resolve(bf, self.kind, shape, self.attacker, target=self.target, at=self.at,
+        shape = self.shape or templates.default_shape(self.kind)
+        res = templates.resolve(bf, self.kind, shape, self.attacker, target=self.target, at=self.at,
                         target_type=self.target_type)
         tpl = res.template
         area = mk.TEMPLATE.variant(f"{self.kind} template")

@@ -8,23 +8,21 @@ verdicts, witnesses and blocking pieces all come from `geom`.
 - `Sight` — line of sight between two models or a model and a marker (§7.1, `geom.sight`);
 - `Engagement` — 1" engagement rings and engaged pairs (§7.2, `geom.engagement`);
 - `Template` — a blast or flamer template and the models it affects (§8.7.6, `geom.templates`);
-- `Coherency` — links and failures (§4.4, `geom.coherency`);
+- `Coherency` — links and failures (§4.4, `geom.movement`);
 - `Reach`, `Move` — where a move can end, the shortest legal path (§8.5.3, `geom.movement`);
-- `Charge` — legal charge ends, shortest charge, the ends a roll reaches (§8.7.7, `geom.charge`);
+- `Charge` — legal charge ends, shortest charge, the ends a roll reaches (§8.7.7, `geom.combat`);
 - `Fight`, `Disengage` — close combat ranks, close ranks, casualty order, disengaging
-  (§8.8.1, §8.7.5, §8.5.4, `geom.close_combat`).
+  (§8.8.1, §8.7.5, §8.5.4, `geom.combat`).
 
-Each exists only when its engine module does (`available`). They live in `overlay_sight`,
-`overlay_move` and `overlay_combat`; this module gathers them.
+They live in `overlay_sight`, `overlay_move` and `overlay_combat`; this module gathers them.
 
 Adding an overlay: a dataclass with `build(bf) -> OverlayLayer` whose primitives carry markings
-(`viewer.markings`: add one if the meaning is new), its engine module in `ENGINE_MODULES`, an
-option in `viewer.options` and a key in `viewer.interact`.
+(`viewer.markings`: add one if the meaning is new), an option in `viewer.options` and a key in
+`viewer.interact`.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -36,36 +34,18 @@ from .overlay_move import Charge, Check, Coherency, Move, Reach
 from .overlay_sight import Engagement, Measure, Sight, Template, closest_points, sight_verdict
 from .scene import OverlayLayer
 
-__all__ = ["ENGINE_MODULES", "Charge", "Coherency", "Disengage", "Engagement", "Fight",
-           "Check", "Highlight", "Layers", "Measure", "Move", "Reach", "Sight", "Template", "Thing",
-           "available", "closest_points", "label", "rebind", "sight_verdict"]
+__all__ = ["Charge", "Check", "Coherency", "Disengage", "Engagement", "Fight", "Highlight",
+           "Layers", "Measure", "Move", "Reach", "Sight", "Template", "Thing", "closest_points",
+           "label", "rebind", "rebound", "sight_verdict"]
 
-#: overlay name -> the engine module it draws (None: needs only the foundation)
-ENGINE_MODULES: dict[str, str | None] = {
-    "measure": None,
-    "sight": "geom.sight",
-    "engagement": "geom.engagement",
-    "coherency": "geom.coherency",
-    "reach": "geom.movement",
-    "charge": "geom.charge",
-    "template": "geom.templates",
-    "fight": "geom.close_combat",
-    "disengage": "geom.close_combat",
-}
-
-
-def available(name: str) -> bool:
-    """Is the engine module behind this overlay installed in this checkout?"""
-    mod = ENGINE_MODULES[name]
-    return mod is None or importlib.util.find_spec(mod) is not None
-
-
-def _rebound(value: Any, bf: Battlefield) -> Any:
+def rebound(value: Any, bf: Battlefield) -> Any:
+    """`value` (a model, a unit, or a tuple of them and other things) looked up again by
+    reference in `bf`; anything else as it is."""
     if isinstance(value, Model):
         return bf.unit(value.unit).model(value.id)
     if isinstance(value, tuple) and value and not all(isinstance(v, float | int)
                                                       for v in value):
-        return tuple(_rebound(v, bf) for v in value)
+        return tuple(rebound(v, bf) for v in value)
     if isinstance(value, Unit):
         return bf.unit(value.id)
     return value
@@ -77,7 +57,7 @@ def rebind(overlay: Any, bf: Battlefield) -> Any:
     model it names is gone."""
     if not hasattr(overlay, "__dataclass_fields__"):
         return overlay
-    changes = {f.name: _rebound(getattr(overlay, f.name), bf) for f in fields(overlay)}
+    changes = {f.name: rebound(getattr(overlay, f.name), bf) for f in fields(overlay)}
     return replace(overlay, **changes)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from geom.errors import TmgError
 from geom.model import Table
 
+from . import draw, png, svg
 from . import style as st
 from .layout import Frame, frame_for_box, frame_for_width
 from .scene import Scene, grid_lines
@@ -71,12 +72,8 @@ def write_picture(scene: Scene, path: str | Path, width: int = 1600, box: Box | 
         prepare_closeup(scene, box)
     frame = frame_of(scene, width, box, inset)
     if suffix == ".svg":
-        from . import svg
-
         svg.write(out, scene, frame)
         return frame
-    from . import draw, png  # a bad file or option never needs OpenGL
-
     with draw.Offscreen() as off:
         picture = off.render(scene, frame)
     png.write(out, picture.top_down())

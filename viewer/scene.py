@@ -42,7 +42,7 @@ from geom.model import Battlefield, Model, Table, TerrainPiece, Unit
 
 from . import markings as mk
 from . import style as st
-from .markings import Marking
+from .markings import LegendEntry, Marking
 from .style import RGBA
 
 Point = tuple[float, float]
@@ -152,21 +152,6 @@ class Text:
 Prim = Area | Stroke | Text
 
 
-@dataclass(frozen=True)
-class LegendEntry:
-    """One line of the legend: a swatch (`kind`, see `viewer.markings.KINDS`) and its text.
-    A `ramp` (colour bar) takes `stops` ((value 0..1, colour), …) and `ticks` ((value 0..1,
-    text), …) and a row of its own."""
-
-    kind: str
-    colour: RGBA
-    text: str
-    edge: RGBA | None = None
-    key: str = ""
-    stops: tuple[tuple[float, RGBA], ...] = ()
-    ticks: tuple[tuple[float, str], ...] = ()
-
-
 @dataclass
 class OverlayLayer:
     """What one overlay adds to the picture: primitives (their markings make their legend
@@ -235,10 +220,6 @@ def terrain_marking(piece: TerrainPiece) -> Marking:
     if piece.kind == "token":
         return mk.TOKEN
     return mk.SIZE[min(max(piece.size, 0), 3)]
-
-
-def terrain_fill(piece: TerrainPiece) -> RGBA:
-    return terrain_marking(piece).colour
 
 
 def size_name(size: int) -> str:

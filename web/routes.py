@@ -19,7 +19,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+import scenario
 from geom.errors import TmgError
+from maps import layout_ids
+from scenario.save import document
 
 from .share import QR_MAX_VERSION, ShareStore, decode_fragment
 
@@ -75,8 +78,6 @@ async def _body(request: Request) -> dict[str, Any]:
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
 def page(request: Request) -> HTMLResponse:
     public, token = _settings(request)
-    import scenario
-
     config = {"version": engine_version(), "format": scenario.FORMAT, "public_url": public,
               "token_required": token, "qr_max_version": QR_MAX_VERSION}
     html = _static("index.html").decode().replace(
@@ -113,10 +114,6 @@ def canonical(body: dict[str, Any]) -> dict[str, Any]:
     """The canonical document of `scenario` (a document or an official name, with
     `deployment`), of `file` ({name, text}) or of `t` (a link's fragment): loaded and checked
     like any scenario, then written back (scenario.save.document) with the layout by name."""
-    import scenario
-    from maps import layout_ids
-    from scenario.save import document
-
     shared: dict[str, Any] = {}
     name = "scenario"
     if "file" in body:

@@ -8,9 +8,9 @@ from dataclasses import replace
 from typing import Any
 
 import scenario
-from geom.coherency import coherency
 from geom.errors import TmgError
 from geom.model import Battlefield, Model, Unit
+from geom.movement import coherency
 from scenario import refs
 from scenario.save import document as save_document
 from scenario.save import save as save_scenario

@@ -25,11 +25,10 @@ from typing import Any
 import numpy as np
 
 from formats.atomic import write_text
-from geom.survey import SurveyResult
+from survey import SurveyResult
+from viewer import heatmap
 
-
-def folder_name(res: SurveyResult) -> str:
-    return f"{res.job.layout}--{res.job.deployment}"
+from ._survey_report import folder_name, report_markdown
 
 
 def _num(v: Any) -> Any:
@@ -121,8 +120,6 @@ def write_all(out: Path, results: Sequence[SurveyResult], sources: Sequence[str]
         dirs.append(d)
     images: list[list[str]] = [[] for _ in results]
     if pictures and results:
-        from viewer import heatmap
-
         written = heatmap.render(results, dirs, width)
         images = [[p.name for p in paths] for paths in written]
     measures = list(dict.fromkeys(m for r in results for m in r.measures))
@@ -134,8 +131,6 @@ def write_all(out: Path, results: Sequence[SurveyResult], sources: Sequence[str]
                     for r, imgs in zip(results, images, strict=True)],
     }
     if report:
-        from ._survey_report import report_markdown
-
         write_text(out / "report.md", report_markdown(results, images, sources))
         summary["report"] = str(out / "report.md")
     write_text(out / "survey.json", _json(summary))

@@ -12,10 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from geom.survey import EXPOSURE, MARKERS, SAFE_AREA, SurveyResult
 from maps.checks import check_layout
+from survey import EXPOSURE, MARKERS, SAFE_AREA, SurveyResult
 
-from ._survey_files import folder_name
+
+def folder_name(res: SurveyResult) -> str:
+    """The sub-folder of one layout × card (`standard-1--gauntlet`), which the report links."""
+    return f"{res.job.layout}--{res.job.deployment}"
 
 
 def _pct(v: float | None) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from geom.charge import charge
+from geom.combat import charge
 from geom.errors import TmgError
 
 from . import about

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from geom.coherency import standing
+from geom.movement import standing
 
 from . import about
 from ._common import add_file, load, resolve_unit

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from geom.close_combat import disengage
+from geom.combat import disengage
 
 from . import about
 from ._common import (

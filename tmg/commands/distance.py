@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from geom import distance as dist
+from geom import distance, wholly_within, within
 from scenario import refs
 
 from . import about
@@ -27,11 +27,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     a, b = resolve(bf, args.a, args.file), resolve(bf, args.b, args.file)
     out: dict[str, Any] = {"a": refs.label(a), "b": refs.label(b),
                            "a_title": refs.title(a), "b_title": refs.title(b),
-                           "distance": dist.distance(a, b), "rule": "4.1 measuring distances"}
+                           "distance": distance(a, b), "rule": "4.1 measuring distances"}
     if args.within is not None:
         out["within_distance"] = args.within
-        out["within"] = dist.within(a, b, args.within)
-        out["wholly_within"] = dist.wholly_within(a, b, args.within)
+        out["within"] = within(a, b, args.within)
+        out["wholly_within"] = wholly_within(a, b, args.within)
         out["rule"] = "4.2 within vs. wholly within"
     return out
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from geom.close_combat import all_ranks
+from geom.combat import all_ranks
 from geom.engagement import base_gap, engaged_pairs, models_engaged, units_engaged
 from geom.errors import TmgError
 from geom.model import Model, Unit

@@ -7,15 +7,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from geom.close_combat import (
+from geom.combat import (
     RULE_CASUALTIES,
     RULE_RANKS,
     all_ranks,
     can_close_ranks,
+    place_close_ranks,
     removal_order,
 )
-from geom.close_ranks import place_close_ranks
-from geom.coherency import coherency
+from geom.movement import coherency
 
 from . import about
 from ._common import add_file, add_save, load, resolve_unit, save_after, saved_line

@@ -14,7 +14,7 @@ from typing import Any
 
 from geom.errors import TmgError
 from geom.model import Marker, Model, Unit
-from geom.sight import SightContext, unit_sight
+from geom.sight import SightContext, pair_sight, unit_sight
 from scenario import refs
 
 from . import about
@@ -47,11 +47,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.range is not None and not args.range >= 0:
         raise TmgError(f"--range must be a distance ≥ 0, got {args.range}", file=args.file,
                        field="--range")
-    # the table's prepared sight, kept with it (`Battlefield.scratch`), so a long-lived front
+    # the table's prepared sight, kept with it (`Battlefield.prepared`), so a long-lived front
     # end (the service's warm tables) asks it again without preparing it again
-    ctx = bf.scratch.get(SightContext)
-    if not isinstance(ctx, SightContext):
-        ctx = bf.scratch[SightContext] = SightContext(bf)
+    ctx = SightContext.of(bf)
     out: dict[str, Any] = {"a": refs.label(a), "b": refs.label(b)}
     if isinstance(a, Unit) or isinstance(b, Unit) or args.range is not None:
         us = unit_sight(bf, _objects(a), _objects(b), args.range, ctx)  # type: ignore[arg-type]
@@ -66,7 +64,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         out["pairs"] = [{"a": m.a[i].ref, "b": m.b[j].ref, "visible": bool(m.visible[i, j])}
                         for i in range(len(m.a)) for j in range(len(m.b))]
     else:
-        v = ctx.line_of_sight(a, b)
+        v = pair_sight(ctx, a, b)
         out.update(visible=v.ok, rule=v.rule, reason=v.reason, witness=_seg(v.witness),
                    blocking=v.details.get("blocking", []), distance=v.details.get("distance"))
     out["terrain_titles"] = piece_titles(bf, out["blocking"])

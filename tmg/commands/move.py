@@ -14,12 +14,11 @@ from typing import Any
 from shapely.geometry import mapping
 from shapely.geometry.base import BaseGeometry
 
-from geom import movement as mv
-from geom import placement as pl
-from geom.coherency import coherency
+from geom import movement
 from geom.errors import TmgError
 from geom.model import Unit
-from geom.unit_move import ends_destroy, place_unit
+from geom.movement import coherency, ends_destroy, place_unit
+from geom.paths import Navigator, travel_region
 
 from . import about
 from ._common import (
@@ -74,7 +73,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     legal = out["legal"] and out.get("to") is not None
     u = bf.unit(unit)
     if legal:
-        # §8.5.3 step 2: the others are placed round the leader (geom.unit_move); their ends
+        # §8.5.3 step 2: the others are placed round the leader (geom.movement); their ends
         # may also stand on GRASS, which the move then destroys
         placed = place_unit(bf, u, mid, tuple(out["to"]), keep_shape=args.deploy is None)
         out.update(placed.refs(unit))
@@ -103,8 +102,8 @@ def _answer(bf: Any, args: argparse.Namespace) -> dict[str, Any]:
         target = resolve(bf, args.towards or args.away, args.file)
         if not isinstance(target, Unit):
             raise TmgError("expected a unit", file=args.file, obj=args.towards or args.away)
-        dist = args.allowance if args.allowance is not None else mv.allowance_of(unit)
-        v = pl.directly(bf, unit, model, target, dist, away=bool(args.away))
+        dist = args.allowance if args.allowance is not None else movement.allowance_of(unit)
+        v = movement.directly(bf, unit, model, target, dist, away=bool(args.away))
         out.update({"legal": v.ok, "rule": v.rule, "reason": v.reason, "allowance": dist,
                     "to": list(v.witness) if v.ok else None,
                     "path": v.details.get("path", []),
@@ -118,14 +117,14 @@ def _answer(bf: Any, args: argparse.Namespace) -> dict[str, Any]:
     to = parse_xy(args.to)
     out["to"] = list(to)
     if args.place is not None:
-        v = pl.place(bf, unit, model, to, args.place)
+        v = movement.place(bf, unit, model, to, args.place)
         out.update({"legal": v.ok, "rule": v.rule, "reason": v.reason, "path": [],
                     "path_length": None, "allowance": args.place,
                     "destroys_grass": v.details.get("destroys_grass", [])})
         return out
     if args.deploy is not None:
         edge = None if args.deploy == "entry" else args.deploy
-        v = pl.deploy(bf, unit, to, edge=edge, leading=model.id, allowance=args.allowance)
+        v = movement.deploy(bf, unit, to, edge=edge, leading=model.id, allowance=args.allowance)
         out.update({"legal": v.ok, "rule": v.rule, "reason": v.reason,
                     "path": v.details.get("path", []),
                     "path_length": v.details.get("path_length"),
@@ -133,8 +132,8 @@ def _answer(bf: Any, args: argparse.Namespace) -> dict[str, Any]:
                     "destroys_grass": v.details.get("destroys_grass", []),
                     "removed": v.details.get("removed", [])})
         return out
-    nav = mv.Navigator(bf, unit, tuple(ignore))
-    chk = mv.check_move(bf, unit, model, to, allowance=args.allowance, nav=nav)
+    nav = Navigator(bf, unit, tuple(ignore))
+    chk = movement.check_move(bf, unit, model, to, allowance=args.allowance, nav=nav)
     v = chk.verdict
     out.update({
         "legal": v.ok, "rule": v.rule, "reason": v.reason,
@@ -148,8 +147,8 @@ def _answer(bf: Any, args: argparse.Namespace) -> dict[str, Any]:
         "flying": unit.flying,
     })
     if args.reach and chk.allowance == chk.allowance:  # not NaN (a unit without Speed)
-        travel = nav.travel_region(model.at, chk.allowance)
-        region = travel.intersection(mv.end_region(bf, unit, model)).buffer(0)
+        travel = travel_region(nav, model.at, chk.allowance)
+        region = travel.intersection(movement.move_end_region(bf, unit, model)).buffer(0)
         out["reach"] = _geojson(region)
         out["reach_area"] = region.area
     return out

@@ -15,7 +15,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import shapely
+
+import scenario
 from geom.errors import TmgError
+from geom.judge import check
+from geom.model import Marker, Model, TerrainPiece, Unit
+from viewer import draw, options, picture, png, svg
+from viewer.overlays import Check
+from viewer.scene import build_scene
 
 from . import about
 
@@ -24,17 +32,12 @@ DEFAULT_RADIUS = 4.0
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    from viewer import options
-
     p = sub.add_parser("render", help=about("render"))
-    options.add_options(p)
+    options.add_options(p, file_optional=True)  # `tmg render --check BEFORE AFTER`
     p.add_argument("-o", "--output", required=True, metavar="FILE.png|FILE.svg",
                    help="the picture (PNG or SVG, by the extension)")
     p.add_argument("--width", type=int, default=1600, metavar="PX",
                    help="picture width in pixels (default 1600)")
-    for a in p._actions:  # `tmg render --check BEFORE AFTER` needs no FILE
-        if a.dest == "file":
-            a.nargs, a.default = "?", None
     p.add_argument("--check", nargs="+", metavar="FILE",
                    help="a judge's check (tmg check): --check BEFORE AFTER, or FILE --check "
                         "AFTER with FILE the table before; draws the table as the player left "
@@ -53,11 +56,6 @@ def register(sub: Any) -> argparse.ArgumentParser:
 
 def closeup_box(bf: Any, args: argparse.Namespace) -> tuple[float, float, float, float] | None:
     """The close-up's world box from --around/--radius or --box (None: the whole table)."""
-    import shapely
-
-    from geom.model import Marker, Model, TerrainPiece, Unit
-    from viewer import options, picture
-
     if args.box is not None and args.around is not None:
         raise TmgError("give --around or --box, not both")
     if args.radius is not None and args.around is None:
@@ -108,9 +106,6 @@ def check_files(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from viewer import options, picture
-    from viewer.scene import build_scene
-
     if not MIN_WIDTH <= args.width <= MAX_WIDTH:
         raise TmgError(f"--width must be between {MIN_WIDTH} and {MAX_WIDTH} px, "
                        f"got {args.width}")
@@ -121,10 +116,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     overlays = options.overlays_from_args(bf, args, shapes)
     shown = bf
     if after_file is not None:
-        import scenario
-        from geom.judge import check
-        from viewer.overlays import Check
-
         after = scenario.load(after_file, tolerant=True)
         try:
             verdict = check(bf, after)
@@ -152,18 +143,12 @@ def picture_in_memory(scene: Any, width: int, box: Any, kept: dict[str, bytes],
                       suffix: str) -> Any:
     """Draw the scene into `kept[suffix]` as the bytes `write_picture` writes to a file of
     that suffix (".svg" or ".png"; a PNG needs OpenGL: a display or headless EGL)."""
-    from viewer import picture
-
     if box is not None:
         picture.prepare_closeup(scene, box)
     frame = picture.frame_of(scene, width, box, True)
     if suffix == ".svg":
-        from viewer import svg
-
         kept[suffix] = svg.svg_text(scene, frame).encode("utf-8")
         return frame
-    from viewer import draw, png
-
     with draw.Offscreen() as off:
         kept[suffix] = png.encode(off.render(scene, frame).top_down())
     return frame

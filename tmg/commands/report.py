@@ -9,12 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from geom import distance as dist
-from geom.coherency import standing
+from geom.distance import unit_distance_matrix
 from geom.engagement import units_engaged
 from geom.markers import all_markers
-from geom.model import TOLERANCE, Battlefield
+from geom.model import Battlefield
+from geom.movement import standing
 from geom.sight import SightContext, enemy_unit_sight
+from geom.tolerance import TOLERANCE
 
 from . import about, info
 from ._common import add_file, load
@@ -30,7 +31,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
 def unit_distances(bf: Battlefield, matrix: np.ndarray | None = None) -> list[dict[str, Any]]:
     """§4.1: every pair of units, and every unit and marker, nearest base to nearest base."""
     units = list(bf.units)
-    d = matrix if matrix is not None else dist.unit_distance_matrix(units, [*units, *bf.markers])
+    d = matrix if matrix is not None else unit_distance_matrix(units, [*units, *bf.markers])
     out = []
     for i, a in enumerate(units):
         for j in range(i + 1, len(units)):
@@ -65,7 +66,7 @@ def sight_between_enemies(bf: Battlefield) -> list[dict[str, Any]]:
 def engagements(bf: Battlefield, matrix: np.ndarray | None = None) -> list[dict[str, Any]]:
     """§7.2: every pair of enemy units within 1" of each other, engaged or not, and why."""
     units = list(bf.units)
-    d = matrix if matrix is not None else dist.unit_distance_matrix(units, units)
+    d = matrix if matrix is not None else unit_distance_matrix(units, units)
     out = []
     for i, a in enumerate(units):
         for j in range(i + 1, len(units)):
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     markers = {mid: mc.as_dict() for mid, mc in all_markers(
         bf, coherency={k: v for k, v in verdicts.items() if not bf.unit(k).flying}).items()}
     units = list(bf.units)
-    matrix = dist.unit_distance_matrix(units, [*units, *bf.markers])  # one vectorised pass
+    matrix = unit_distance_matrix(units, [*units, *bf.markers])  # one vectorised pass
     return {"info": info.describe(bf), "distances": unit_distances(bf, matrix),
             "sight": sight_between_enemies(bf),
             "engagement": engagements(bf, matrix[:, :len(units)]),

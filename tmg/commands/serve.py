@@ -10,6 +10,7 @@ import argparse
 from typing import Any
 
 from geom.errors import TmgError
+from service.app import Settings, create_app
 
 from . import about
 
@@ -51,8 +52,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     except ImportError:
         raise TmgError("tmg serve needs FastAPI and uvicorn: pip install 'tmg-geometry[serve]'"
                        ) from None
-    from service.app import Settings, create_app
-
     if not 1 <= args.workers <= 64:
         raise TmgError(f"--workers must be 1 to 64, got {args.workers}")
     if args.port > 65535:

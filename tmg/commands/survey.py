@@ -1,7 +1,7 @@
 """`tmg survey LAYOUT_OR_FILE [--deployment CARD | --all] [--step IN] [--workers N | --scheduler
 ADDR] -o DIR`: whole-table heatmaps and numbers for a layout and a deployment card — exposure,
 safe area, mission markers, charge threat (rulebook §5.6, §7.1–§7.1.4, §8.7.7, §8.9.1; the
-measures are `geom.survey`'s; docs/survey.md says what each means).
+measures are `survey`'s; docs/survey.md says what each means).
 
 The engine cuts the work into coarse tasks and takes any executor; this command runs them on
 Dask distributed: a `LocalCluster` of worker processes on this machine by default (or this
@@ -23,23 +23,38 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import maps
+import scenario
 from geom.errors import TmgError
+from geom.model import LARGE, Base, Speed
+from scenario import catalogue
+from scenario.units import catalogue_abilities
+from survey import (
+    CHARGE_THREAT,
+    EXPOSURE,
+    MARKERS,
+    MEASURES,
+    SAFE_AREA,
+    Charger,
+    Probe,
+    SurveyJob,
+    SurveySpec,
+    estimated_pairs,
+)
+from survey import run as run_survey
 
-from . import about
+from . import _survey_files, about
 from ._common import distance_arg, finite_arg
 
 TINY_PAIRS = 40_000  # below this many sight pairs a job runs in this process (no cluster start-up)
 MIN_WIDTH, MAX_WIDTH = 400, 4000
 
 
-MEASURE_NAMES = "exposure, safe-area, markers, charge-threat"  # geom.survey.MEASURES
+MEASURE_NAMES = ", ".join(MEASURES)
 
 
 def _measure(text: str) -> str:
-    """argparse type: a measure name (checked against the engine's list only when given, so
-    that building the parser imports no engine module)."""
-    from geom.survey import MEASURES
-
+    """argparse type: a measure name of `survey.MEASURES`."""
     if text not in MEASURES:
         raise argparse.ArgumentTypeError(f"unknown measure {text!r} (choose from "
                                          f"{', '.join(MEASURES)})")
@@ -96,8 +111,6 @@ class Target:
 
 
 def _cards_for(width: float, depth: float) -> list[str]:
-    import maps
-
     return [c for c in maps.deployment_ids()
             if maps.deployment_info(c).get("available")
             and (maps.deployment_info(c)["table"]["width"],
@@ -106,9 +119,6 @@ def _cards_for(width: float, depth: float) -> list[str]:
 
 def _load(source: str, card: str | None) -> Any:
     """The battlefield of an official layout or a scenario file, with `card` laid on it."""
-    import maps
-    import scenario
-
     doc: Any
     if scenario.is_official_name(source):
         if source in maps.deployment_ids():
@@ -127,8 +137,6 @@ def _load(source: str, card: str | None) -> Any:
 
 
 def targets(args: argparse.Namespace) -> list[tuple[Target, Any]]:
-    import maps
-
     if args.file is None and not args.all:
         raise TmgError("give a layout or scenario file (or --all for every official layout)")
     sources = [args.file] if args.file is not None else maps.layout_ids()
@@ -152,9 +160,6 @@ def targets(args: argparse.Namespace) -> list[tuple[Target, Any]]:
 
 
 def spec_of(args: argparse.Namespace, markers: bool) -> Any:
-    from geom.model import Base
-    from geom.survey import CHARGE_THREAT, EXPOSURE, MARKERS, SAFE_AREA, Probe, SurveySpec
-
     if not 0 <= args.size <= 20:
         raise TmgError(f"--size must be between 0 and 20, got {args.size}", obj="--size")
     if not 1 <= args.base_mm <= 300:
@@ -174,11 +179,6 @@ def spec_of(args: argparse.Namespace, markers: bool) -> Any:
 
 
 def _charger(name: str, modifier: float) -> Any:
-    from geom.model import LARGE, Base, Speed
-    from geom.survey import Charger
-    from scenario import catalogue
-    from scenario.units import catalogue_abilities
-
     u = catalogue.find(name)
     if u is None:
         raise TmgError(f"unknown unit type {name!r} (tmg units lists them)", obj="--unit")
@@ -270,11 +270,6 @@ def progress_bar(args: argparse.Namespace) -> Iterator[Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from geom.survey import SurveyJob, estimated_pairs
-    from geom.survey import run as survey
-
-    from . import _survey_files as files
-
     if not MIN_WIDTH <= args.width <= MAX_WIDTH:
         raise TmgError(f"--width must be between {MIN_WIDTH} and {MAX_WIDTH} px, "
                        f"got {args.width}", obj="--width")
@@ -290,8 +285,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise TmgError(f"cannot make the folder {args.output!r}: {exc.strerror}",
                        obj="-o") from None
     with runner(args, estimated_pairs(jobs)) as r, progress_bar(args) as bar:
-        results = survey(jobs, r.executor, bar)
-    return files.write_all(out, results, [t.source for t, _ in pairs_of], r.workers, r.where,
+        results = run_survey(jobs, r.executor, bar)
+    return _survey_files.write_all(out, results, [t.source for t, _ in pairs_of], r.workers, r.where,
                            pictures=not args.no_pictures, width=args.width,
                            report=args.all or len(results) > 1)
 

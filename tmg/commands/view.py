@@ -13,13 +13,13 @@ import argparse
 from typing import Any
 
 from geom.errors import TmgError
+from viewer import backend, options, window
+from viewer.interact import Viewer
 
 from . import about
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
-    from viewer import options
-
     p = sub.add_parser("view", help=about("view"))
     options.add_options(p)
     p.add_argument("--size", default="1400x950", metavar="WxH",
@@ -42,9 +42,6 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from viewer import backend, options
-    from viewer.interact import Viewer
-
     w, h = parse_size(args.size)
     if args.save is not None and not args.save.lower().endswith(".toml"):
         raise TmgError(f"--save expects a .toml file, got {args.save!r}")
@@ -52,8 +49,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     fixed = options.overlays_from_args(bf, args, shapes)
     if not backend.has_display():
         raise backend.window_error(RuntimeError("no display"), interactive=True)
-    from viewer import window
-
     window.run(Viewer(bf, title=args.title, fixed=fixed, source=args.file,
                       save_path=args.save), w, h)
     return {"closed": True}
