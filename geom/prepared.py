@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .lines import PreparedObstacles
     from .model import Battlefield, Model, TerrainPiece
     from .movement import ChargeEnds
-    from .paths import EndQuestion, Navigator
+    from .paths import EndQuestion, FreeSpace, Navigator
     from .sight import SightContext
 
     ModelCentres = tuple[list[Model], np.ndarray, np.ndarray]
@@ -53,6 +53,10 @@ class Prepared:
     connected_tops: dict[str, set[str]] | None = None
     # geom.paths.navigator_for: one navigator per mover (unit, size, clearance, ignored models…)
     navigators: dict[tuple[object, ...], Navigator] = field(default_factory=dict)
+    # geom.movement.link_space: where a unit's coherency links may run (§4.4), by what decides
+    # its obstacles — the unit, its size, gap clearance and abilities, the enemy models its
+    # links may cross — with the gap model the free space builds when first asked
+    link_spaces: dict[tuple[object, ...], FreeSpace] = field(default_factory=dict)
     # geom.movement: footprints shrunk by the tolerance (end positions, destroyed terrain)
     shrunk_footprints: dict[str, BaseGeometry] = field(default_factory=dict)
     # geom.movement without: this battlefield less some destroyed or removed pieces

@@ -239,7 +239,10 @@ def _coherency_after(bf: Battlefield, unit: Unit, leader: Model, positions: dict
     models = tuple(leader if m.id == leader.id else m.moved_to(positions[m.id])
                    for m in unit.models if m.id == leader.id or m.id in positions)
     moved = replace(unit, models=models, leading=leader.id)
-    v = coherency(bf.replace_unit(moved), moved, leading=leader.id,
+    # judged on `bf` itself, not on a table with the unit moved: where links may run depends on
+    # everything but the unit's own models (`link_space`), so the placement's link space, kept
+    # with `bf`, serves the verdict too
+    v = coherency(bf, moved, leading=leader.id,
                   engaged=[o.ref for t in targets for o in t.models])
     return {"ok": v.ok, "reason": v.reason, "failures": v.details.get("failures", [])}
 

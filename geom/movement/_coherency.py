@@ -84,14 +84,22 @@ def engaged_enemy_models(bf: Battlefield, unit: Unit) -> list[str]:
 
 def link_space(bf: Battlefield, unit: Unit, *, engaged: Collection[str] | None = None
                ) -> FreeSpace | None:
-    """Where links may run: a leading model's free space, engaged enemies passable."""
+    """Where links may run: a leading model's free space, engaged enemies passable. Kept with
+    the battlefield (`Prepared.link_spaces`): the obstacles depend on the table, on who the
+    unit is (its own models are never obstacles; its size, gap clearance and abilities) and on
+    the enemies passed, never on where the unit's models stand."""
     if unit.flying:
         return None
     ignore = engaged_enemy_models(bf, unit) if engaged is None else list(engaged)
-    c = unit.gap_clearance / 2
-    t = bf.table
-    obs = movement_obstacles(bf, unit, ignore_models=ignore)
-    return FreeSpace(obs, (c, c, t.width - c, t.depth - c), c)
+    key = (unit.id, unit.size, unit.gap_clearance, unit.abilities, frozenset(ignore))
+    kept = bf.prepared.link_spaces
+    fs = kept.get(key)
+    if fs is None:
+        c = unit.gap_clearance / 2
+        t = bf.table
+        obs = movement_obstacles(bf, unit, ignore_models=ignore)
+        fs = kept[key] = FreeSpace(obs, (c, c, t.width - c, t.depth - c), c)
+    return fs
 
 
 def links(bf: Battlefield, unit: Unit, *, engaged: Collection[str] | None = None,
