@@ -31,8 +31,8 @@ from shapely import affinity
 from shapely.geometry import Point as SPoint
 from shapely.geometry.base import BaseGeometry
 
-from .model import Battlefield, Ellipse
-from .tolerance import DIVISION_FLOOR, GOLDEN_STEP, HULL_AREA_SLACK, NEWTON_CONVERGED
+from .model import Battlefield, Ellipse, TerrainPiece
+from .tolerance import DIVISION_FLOOR, GOLDEN_STEP, HULL_AREA_SLACK, NEWTON_CONVERGED, TOLERANCE
 
 _SAMPLES = 256
 _GOLDEN = (math.sqrt(5) - 1) / 2
@@ -335,6 +335,29 @@ def piece_boxes(bf: Battlefield) -> np.ndarray:
         kept.piece_boxes = np.array([p.footprint.bounds for p in bf.terrain],
                                     dtype=float).reshape(-1, 4)
     return kept.piece_boxes
+
+
+def overlaps_piece(bf: Battlefield, e: Ellipse, p: TerrainPiece) -> bool:
+    """Positive-area overlap between a base and a piece of `bf`'s footprint (touching is fine:
+    the footprint is shrunk by the tolerance, §8.5.3), with a quick reject on the bounding box
+    and the shrunk footprint kept with the battlefield. The end-position rules and the
+    scenario loader share it.
+
+    >>> from shapely.geometry import box
+    >>> from geom.model import Battlefield, Table, TerrainPiece
+    >>> bf = Battlefield(Table(12, 12), terrain=(TerrainPiece("crate", 1, box(4, 4, 6, 6)),))
+    >>> crate = bf.terrain[0]
+    >>> overlaps_piece(bf, Ellipse(3, 5, 1, 1), crate), overlaps_piece(bf, Ellipse(3.1, 5, 1, 1), crate)
+    (False, True)
+    """
+    x0, y0, x1, y1 = p.footprint.bounds
+    if e.cx + e.a <= x0 or e.cx - e.a >= x1 or e.cy + e.a <= y0 or e.cy - e.a >= y1:
+        return False
+    kept = bf.prepared.shrunk_footprints
+    shrunk = kept.get(p.id)
+    if shrunk is None:
+        shrunk = kept[p.id] = p.footprint.buffer(-TOLERANCE)
+    return not shrunk.is_empty and geometry_meets(e, shrunk)
 
 
 def boxes_near(boxes: np.ndarray, e: Ellipse, reach: float = 0.0) -> np.ndarray:

@@ -57,7 +57,7 @@ class Prepared:
     # its obstacles — the unit, its size, gap clearance and abilities, the enemy models its
     # links may cross — with the gap model the free space builds when first asked
     link_spaces: dict[tuple[object, ...], FreeSpace] = field(default_factory=dict)
-    # geom.movement: footprints shrunk by the tolerance (end positions, destroyed terrain)
+    # geom.bases.overlaps_piece: footprints shrunk by the tolerance (end positions, destroyed terrain, the loader)
     shrunk_footprints: dict[str, BaseGeometry] = field(default_factory=dict)
     # geom.movement without: this battlefield less some destroyed or removed pieces
     without: dict[frozenset[str], Battlefield] = field(default_factory=dict)

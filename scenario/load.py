@@ -35,10 +35,10 @@ from formats.fields import (
 )
 from formats.terrain import parse_terrain
 from geom import bases
+from geom.bases import overlaps_piece
 from geom.elevation import piece_effective_size, standing_piece
 from geom.errors import TmgError
 from geom.model import Battlefield, Deployment, Marker, Model, Table, TerrainPiece, Unit
-from geom.movement import overlaps_piece
 from geom.templates import shapes_from_table
 from geom.tolerance import TOLERANCE
 from maps import (

@@ -60,7 +60,6 @@ from ..movement import (
     far_distances,
     may_overlap,
     mover_base,
-    overlaps_piece,
     placement_surfaces,
     range_failure,
     removed_by_large,
@@ -189,7 +188,7 @@ def end_failures(bf: Battlefield, unit: Unit, m: Model, *, moving: bool = True,
     allowed = may_overlap(bf, top) if top is not None and (
         unit.flying or any_top or is_level(top)) else set()
     for p in bf.terrain:
-        if p.grass or p.id in allowed or not overlaps_piece(bf, e, p):
+        if p.grass or p.id in allowed or not bases.overlaps_piece(bf, e, p):
             continue
         if moving and unit.large and removed_by_large(p):
             continue

@@ -96,7 +96,6 @@ from ._end_position import (
     end_position_ok,
     may_overlap,
     move_end_region,
-    overlaps_piece,
 )
 from ._move_ends import (
     move_end_sets,
@@ -182,7 +181,6 @@ __all__ = [
     "move_end_sets",
     "mover_base",
     "navigator",
-    "overlaps_piece",
     "path_to_region",
     "place",
     "place_clear",

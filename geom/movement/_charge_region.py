@@ -60,7 +60,7 @@ from ..tolerance import HALO_MARGIN, TOLERANCE
 from ..verdict import Verdict
 from ._centre_zones import QUAD_SEGS, base_shape, grow, mover_base, on_table, range_zone, reach_past
 from ._destroyed import ends_over
-from ._end_position import base_on_table, bases_overlap, may_overlap, overlaps_piece, pieces_under
+from ._end_position import base_on_table, bases_overlap, may_overlap, pieces_under
 
 RULE_CHARGE = "8.7.7 charge"
 RIM_SAMPLES = 96  # rim points of a target base for terrain shadows
@@ -246,7 +246,7 @@ def check_end(bf: Battlefield, unit: Unit, leader: Model, at: Point,
         p = bf.terrain[i]
         if ends_over(unit, p) or p.id in ok:
             continue
-        if overlaps_piece(bf, e, p):
+        if bases.overlaps_piece(bf, e, p):
             return Verdict(False, RULE_CHARGE, f"the base would overlap terrain {p.title}")
     others, near = models_near(bf, at, e.a + ENGAGEMENT_RANGE + TOLERANCE)
     for o in (others[i] for i in near):

@@ -73,7 +73,7 @@ def destroyable(bf: Battlefield, unit: Unit) -> list[TerrainPiece]:
 def _shrunk(bf: Battlefield | None, p: TerrainPiece) -> BaseGeometry:
     if bf is None:
         return p.footprint.buffer(-TOLERANCE)
-    kept = bf.prepared.shrunk_footprints  # shared with geom.movement._end_position
+    kept = bf.prepared.shrunk_footprints  # shared with geom.bases.overlaps_piece
     got = kept.get(p.id)
     if got is None:
         got = kept[p.id] = p.footprint.buffer(-TOLERANCE)

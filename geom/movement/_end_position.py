@@ -72,19 +72,6 @@ def base_on_table(bf: Battlefield, e: Ellipse) -> bool:
                 or e.cx + ex > t.width + TOLERANCE or e.cy + ey > t.depth + TOLERANCE)
 
 
-def overlaps_piece(bf: Battlefield, e: Ellipse, p: TerrainPiece) -> bool:
-    """Positive-area overlap between a base and a piece of `bf`'s footprint (touching is fine),
-    with a quick reject on the bounding box and the shrunk footprint kept with the battlefield."""
-    x0, y0, x1, y1 = p.footprint.bounds
-    if e.cx + e.a <= x0 or e.cx - e.a >= x1 or e.cy + e.a <= y0 or e.cy - e.a >= y1:
-        return False
-    kept = bf.prepared.shrunk_footprints
-    shrunk = kept.get(p.id)
-    if shrunk is None:
-        shrunk = kept[p.id] = p.footprint.buffer(-TOLERANCE)
-    return not shrunk.is_empty and bases.geometry_meets(e, shrunk)
-
-
 def bases_overlap(a: Model, b: Model) -> bool:
     """Positive-area overlap between two bases (touching is fine)."""
     if a.base.is_disc and b.base.is_disc:
@@ -120,7 +107,7 @@ def end_position_ok(bf: Battlefield, unit: Unit, at: Point, *, model: Model | No
     grass: list[str] = []
     removed: list[str] = []
     for p in bf.terrain:
-        if not overlaps_piece(bf, e, p):
+        if not bases.overlaps_piece(bf, e, p):
             continue
         if p.grass:
             grass.append(p.id)

@@ -11,16 +11,8 @@ from geom.combat import charge
 from geom.errors import TmgError
 
 from . import about
-from ._common import (
-    add_file,
-    add_save,
-    finite_arg,
-    load,
-    piece_titles,
-    save_after,
-    saved_line,
-    titled,
-)
+from ._common import add_file, finite_arg, load, piece_titles, titled
+from ._save import add_save, save_after, saved_line
 
 
 def register(sub: Any) -> argparse.ArgumentParser:

@@ -9,16 +9,8 @@ from typing import Any
 from geom.combat import disengage
 
 from . import about
-from ._common import (
-    add_file,
-    add_save,
-    load,
-    piece_titles,
-    resolve_unit,
-    save_after,
-    saved_line,
-    titled,
-)
+from ._common import add_file, load, piece_titles, resolve_unit, titled
+from ._save import add_save, save_after, saved_line
 
 
 def register(sub: Any) -> argparse.ArgumentParser:

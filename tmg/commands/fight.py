@@ -18,7 +18,8 @@ from geom.combat import (
 from geom.movement import coherency
 
 from . import about
-from ._common import add_file, add_save, load, resolve_unit, save_after, saved_line
+from ._common import add_file, load, resolve_unit
+from ._save import add_save, save_after, saved_line
 
 
 def register(sub: Any) -> argparse.ArgumentParser:

@@ -23,17 +23,15 @@ from geom.paths import Navigator, travel_region
 from . import about
 from ._common import (
     add_file,
-    add_save,
     distance_arg,
     load,
     parse_xy,
     piece_titles,
     resolve,
     resolve_model,
-    save_after,
-    saved_line,
     titled,
 )
+from ._save import add_save, save_after, saved_line
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
