@@ -11,7 +11,8 @@ One server (`tmg serve --workers 2`) on a free loopback port:
 2. load: 32 concurrent clients for `--seconds`, mixing sight, moves and charges on scenarios
    over official layouts (2/3 by key, 1/3 with the document; half of them questions never
    asked, which the engine computes, half asked before): errors, throughput and p50/p99
-   per endpoint; resident memory of the server and its workers after warm-up and at the end.
+   per endpoint; resident memory of the server and its workers over the run, after a warm-up
+   of the same mix (`--warm-up`, other questions), so that "steady" can be read off it.
 Goals: warm los p50 <= 2 ms; warm charge p50 <= 15 ms, p99 <= 100 ms; first charge no slower
 than the CLI's compute; 0 errors.
 """
@@ -197,13 +198,13 @@ def fresh(rng: random.Random, cmd: str, q: dict[str, Any]) -> dict[str, Any]:
 
 
 async def load(url: str, clients: int, seconds: float, keys: list[str],
-               proc: psutil.Process) -> None:
+               proc: psutil.Process, seed: int = 0) -> None:
     lat: dict[str, list[float]] = {}
     errors: list[str] = []
     stop = time.monotonic() + seconds
 
     async def client(i: int) -> None:
-        rng = random.Random(i)
+        rng = random.Random(seed * 10_000 + i)  # another seed: other fresh questions
         async with httpx.AsyncClient(timeout=120) as c:
             while time.monotonic() < stop:
                 j = rng.randrange(len(QUESTIONS))
@@ -220,9 +221,19 @@ async def load(url: str, clients: int, seconds: float, keys: list[str],
                     errors.append(f"{cmd}: {type(exc).__name__}")
                 lat.setdefault(cmd, []).append((time.perf_counter() - t) * 1e3)
 
+    samples: list[tuple[float, float]] = []
+
+    async def sampler() -> None:
+        # resident memory every `every` seconds: steady means the series levels off once the
+        # bounded caches (tables, answers, each table's prepared state) have filled
+        while time.monotonic() < stop:
+            samples.append((time.monotonic() - t0, rss_mb(proc)))
+            await asyncio.sleep(every)
+
+    every = max(seconds / 12, 1.0)
     start_mb = rss_mb(proc)
     t0 = time.monotonic()
-    await asyncio.gather(*(client(i) for i in range(clients)))
+    await asyncio.gather(sampler(), *(client(i) for i in range(clients)))
     wall = time.monotonic() - t0
     end_mb = rss_mb(proc)
     total = sum(len(v) for v in lat.values())
@@ -230,8 +241,10 @@ async def load(url: str, clients: int, seconds: float, keys: list[str],
           f"{len(errors)} errors")
     for cmd, ms in sorted(lat.items()):
         print(f"  {cmd:7s} {len(ms) / wall:7.1f}/s  {summary(ms)}")
-    print(f"  resident memory (server + workers): after warm-up {start_mb:.0f} MB, "
+    print(f"  resident memory (server + workers): at the start {start_mb:.0f} MB, "
           f"at the end {end_mb:.0f} MB")
+    print("  resident memory over the run (s: MB): "
+          + ", ".join(f"{t:.0f}: {mb:.0f}" for t, mb in samples))
     for e in errors[:5]:
         print("  error:", e)
 
@@ -241,6 +254,9 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("-n", type=int, default=200, help="requests per in-turn measure")
+    ap.add_argument("--warm-up", type=float, default=30.0,
+                    help="seconds of the same load, not measured, before the measured run: "
+                         "its memory figures start from warm workers")
     ns = ap.parse_args()
     with server_process("--workers", "2", "--cache", "64") as (url, popen):
         proc = psutil.Process(popen.pid)
@@ -249,6 +265,9 @@ def main() -> None:
         in_turn(url, ns.n)
         with httpx.Client() as c:
             keys = keys_of(c, url)
+        if ns.warm_up > 0:
+            print(f"warm-up ({ns.clients} clients, {ns.warm_up:g} s, the same mix):")
+            asyncio.run(load(url, ns.clients, ns.warm_up, keys, proc, seed=1))
         print(f"load ({ns.clients} clients, {ns.seconds:g} s, los/move/charge):")
         asyncio.run(load(url, ns.clients, ns.seconds, keys, proc))
 
