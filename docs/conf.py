@@ -64,7 +64,7 @@ def _html_anchors(app, doctree) -> None:
 
 
 # Repository files outside docs/ that are pages of the site too (each through an {include}).
-INCLUDED = {ROOT / "benchmarks" / "HISTORY.md": "history"}
+INCLUDED = {ROOT / "benchmarks/HISTORY.md": "history"}
 
 
 def _repository_files(app, doctree) -> None:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from shapely.geometry import LineString, box
 
 from geom.model import Battlefield, Table, TerrainPiece
-from geom.movement._coherency import coherency, links
+from geom.movement._coherency import coherency, link_space, links
 
 from ._movement_ref import zones
 from .test_movement import mk_unit
@@ -54,6 +54,25 @@ def test_link_through_engaged_enemy_model_is_fine() -> None:
     friend = mk_unit("f", "red", [(6.45, 6.2)])
     v2 = coherency(Battlefield(Table(20, 12), (), (u, friend)), "m")
     assert not v2.ok and "model/f/1" in v2.details["failures"][0]["reason"]
+
+
+def test_link_space_is_kept_with_the_table_by_what_decides_it() -> None:
+    """One link space per battlefield and question (Prepared.link_spaces): asked again — also
+    for the unit moved, whose own models are never obstacles — it is the same object; other
+    enemies to cross, or another table, give another; and the verdict does not depend on
+    whether it was kept (a fresh table answers the same)."""
+    u = mk_unit("m", "red", [(5, 6), (7.9, 6)])
+    enemy = mk_unit("e", "blue", [(6.45, 6.2)])
+    bf = Battlefield(Table(20, 12), (), (u, enemy))
+    fs = link_space(bf, u, engaged=["e/1"])
+    assert fs is link_space(bf, u, engaged=["e/1"])
+    moved = bf.after_action("m", {"2": (8.5, 6)}).unit("m")
+    assert link_space(bf, moved, engaged=["e/1"]) is fs
+    assert link_space(bf, u, engaged=[]) is not fs
+    assert link_space(Battlefield(Table(20, 12), (), (u, enemy)), u, engaged=["e/1"]) is not fs
+    twice = coherency(bf, "m").details, coherency(bf, "m").details
+    assert twice[0] == twice[1] == coherency(Battlefield(Table(20, 12), (), (u, enemy)),
+                                             "m").details
 
 
 def test_link_may_not_pass_a_gap_the_leading_model_could_not() -> None:
