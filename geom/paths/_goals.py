@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -54,6 +54,9 @@ class EndTarget:
     parent: int = -1
     more: Primitives | None = None
     fresh: Arr | None = None
+    # `geom.paths._region_path`: the boundary samples that may be stepped ends, by spacing
+    # (with the free space they were judged in); they depend on neither the start nor the bound
+    stepped: dict[float, tuple[object, Arr, Arr]] = field(default_factory=dict)
 
     @property
     def rays(self) -> Arr:

@@ -122,6 +122,19 @@ class Pieces:
         return Pieces(g, e, o, decides, np.array(la, dtype=np.int64),
                       np.array(lb, dtype=np.int64), np.array(lg, dtype=object))
 
+    def counts_met(self, pts: NDArray[np.object_], r: float, point: NDArray[np.int64],
+                   obstacle: NDArray[np.int64]) -> NDArray[np.int64]:
+        """`count_met` of many discs (pts[k], r), disc k with the obstacles of the pairs
+        (point, obstacle) that name it (sorted by point, then obstacle, each pair once): every
+        disc's distances to its pieces in one call; only a disc meeting two pieces or more
+        goes on to the junctions (`count_met`, the same distances)."""
+        at, item = pairs_by_owner(point, obstacle, self.of)
+        hit = shapely.distance(pts[at], self.geom[item]) < self.extra[item] + r - CLEAR_TOL
+        out = np.bincount(at[hit], minlength=len(pts)).astype(np.int64)
+        for k in np.flatnonzero(out >= 2).tolist():
+            out[k] = self.count_met(pts[k], r, obstacle[point == k])
+        return out
+
     def count_met(self, p: BaseGeometry, r: float, obstacles: NDArray[np.int64]) -> int:
         """How many separate pieces of material the disc (p, r) meets, of the material of
         `obstacles` (all of them cut into convex pieces)."""

@@ -65,6 +65,12 @@ class Terminals:
     circle: int = -1
     dep_rel: Arr = field(default_factory=lambda: np.zeros(0))
     origin: NDArray[np.int64] | None = None  # legs from the starts: which start
+    # what the searches on graph `legs_of` found of each last leg (0: not tested yet, 1: clear,
+    # −1: blocked): a leg is a fixed segment, so a terminal offered again (from the other
+    # node beside it, by another start's search, by the next question) is never tested twice
+    # and a blocked one is not put on the heap again
+    legs: NDArray[np.int8] | None = None
+    legs_of: object = None
 
     def __len__(self) -> int:
         return len(self.end)
@@ -143,6 +149,7 @@ class _Batch:
     pred: list[int]
     sweep: list[float]
     ti: int
+    legs: NDArray[np.int8]  # the batch's Terminals' `legs`: a leg found blocked is skipped
     next: int = 0
 
 
@@ -309,6 +316,12 @@ class Search:
         v.by_interval = (order, ptr)
         v.placed, v.placed_ti, v.placed_by = t, v.ti, v.by_interval
 
+    def _legs(self, t: Terminals) -> NDArray[np.int8]:
+        """What is known of t's last legs on this search's graph (`Terminals.legs`)."""
+        if t.legs is None or t.legs_of is not self.graph:
+            t.legs, t.legs_of = np.zeros(len(t), dtype=np.int8), self.graph
+        return t.legs
+
     def _register(self, t: Terminals) -> int:
         self._terms.append(t)
         return len(self._terms) - 1
@@ -427,7 +440,7 @@ class Search:
             free = arcs.arc_free(kk, lo, hi)
         leg = np.hypot(*(t.end[idx] - t.dep[idx]).T)
         tot = cost + float(self.C.r[k]) * np.abs(sweep) + leg + t.extra[idx]
-        j = np.nonzero(free & (tot < self._bound))[0]
+        j = np.nonzero(free & (tot < self._bound) & (self._legs(t)[idx] >= 0))[0]
         self._push_terms(tot[j], -(_TBASE + v.ti * _TSTRIDE + idx[j]), v.key[node[j]],
                          sweep[j], v.ti)
 
@@ -447,13 +460,18 @@ class Search:
             return
         o = np.lexsort((keys, cost))  # the heap's order: cost, then key (unique)
         b = _Batch(cost[o].tolist(), keys[o].tolist(), preds[o].tolist(), sweeps[o].tolist(),
-                   ti)
+                   ti, self._legs(self._terms[ti]))
         self._batches.append(b)
         self._refill(b, len(self._batches) - 1)
 
     def _refill(self, b: _Batch, bi: int) -> None:
-        i = b.next
-        if i < len(b.cost):
+        i, n, legs = b.next, len(b.cost), b.legs
+        # a terminal whose leg was found blocked since it was batched (from the other node
+        # beside it, say) could only come off the heap to be dropped
+        base = -_TBASE - b.ti * _TSTRIDE
+        while i < n and legs[base - b.key[i]] < 0:
+            i += 1
+        if i < n:
             b.next = i + 1
             c = b.cost[i]
             heapq.heappush(self._theap, (c, c, b.key[i], b.pred[i], TERM, b.sweep[i], b.ti, bi))
@@ -487,7 +505,8 @@ class Search:
             origin = st.origin if st.origin is not None else np.zeros(len(st), dtype=np.int64)
             leg = np.hypot(*(st.end - st.dep).T) + st.extra
             tot = np.asarray(self.offsets)[origin] + leg
-            m = np.nonzero(tot < bound)[0]  # dearer ones could only come off after the bound
+            # dearer ones could only come off after the bound; a known blocked leg never wins
+            m = np.nonzero((tot < bound) & (self._legs(st) >= 0))[0]
             self._push_terms(tot[m], -(_TBASE + ti * _TSTRIDE + m), START - origin[m],
                              np.zeros(len(m)), ti)
         for k, v in self._views.items():
@@ -550,14 +569,17 @@ class Search:
         while theap and theap[0][0] < bound and (not heap or theap[0] < heap[0]) \
                 and len(run) < 256:
             run.append(self._pop_term())
-        dep = np.empty((len(run), 2))
-        end = np.empty((len(run), 2))
-        for n, (_, _, key, _, _, _, ti, _) in enumerate(run):
-            m = -key - _TBASE - ti * _TSTRIDE
-            t = self._terms[ti]
-            dep[n], end[n] = t.dep[m], t.end[m]
-        clear = self.graph.fs.segments_clear(dep, end)
-        for hit in np.nonzero(clear)[0]:
+        terms = [self._terms[e[6]] for e in run]
+        index = [-e[2] - _TBASE - e[6] * _TSTRIDE for e in run]
+        state = [int(self._legs(t)[m]) for t, m in zip(terms, index, strict=True)]
+        todo = [n for n, s in enumerate(state) if s == 0]
+        if todo:  # only the legs no search of this graph has tested yet
+            dep = np.array([terms[n].dep[index[n]] for n in todo])
+            end = np.array([terms[n].end[index[n]] for n in todo])
+            for n, c in zip(todo, self.graph.legs_clear(dep, end).tolist(), strict=True):
+                state[n] = 1 if c else -1
+                self._legs(terms[n])[index[n]] = state[n]
+        for hit in [n for n, s in enumerate(state) if s == 1]:
             _, g, key, pred, _, sweep, ti, _ = run[int(hit)]
             m = -key - _TBASE - ti * _TSTRIDE
             t = self._terms[ti]
