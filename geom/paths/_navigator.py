@@ -42,6 +42,7 @@ TARGET_BOUND = 0.01
 SEARCHES_KEPT = 32  # searches a navigator keeps, by start
 ESCAPES_KEPT = 4096  # steps out of clearance zones a navigator keeps, by point
 ESCAPE_CHUNK = 32  # escape candidates tested for a clear step at a time, nearest first
+FIXED_KEPT = 64  # questions about given points a navigator keeps
 
 
 def as_point(p: Sequence[float]) -> Point:
@@ -70,6 +71,8 @@ class Navigator:
     inner_mode: bool = field(default=False, init=False, repr=False)
     _escapes: dict[Point, tuple[Point, float] | None] = field(default_factory=dict, init=False,
                                                             repr=False)
+    _fixed: dict[tuple[bytes, bytes], FixedEnds] = field(default_factory=dict, init=False,
+                                                         repr=False)
 
     def __post_init__(self) -> None:
         gap = self.unit.gap_clearance if self.gap is None else self.gap
@@ -135,6 +138,19 @@ class Navigator:
             if len(self._searches) >= SEARCHES_KEPT:
                 self._searches.pop(next(iter(self._searches)))
             got = self._searches[key] = Search(self.graph, list(starts), list(offs))
+        return got
+
+    def fixed_ends(self, points: NDArray[np.float64], extra: NDArray[np.float64]) -> FixedEnds:
+        """The question "paths to these points (then `extra` more)", kept by its points: the
+        sampled stepped ends of a charge are asked again by the next charge on the table,
+        and the kept question keeps its terminals and what searches found of their legs."""
+        key = (np.ascontiguousarray(points, dtype=float).tobytes(),
+               np.ascontiguousarray(extra, dtype=float).tobytes())
+        got = self._fixed.get(key)
+        if got is None:
+            if len(self._fixed) >= FIXED_KEPT:
+                self._fixed.pop(next(iter(self._fixed)))
+            got = self._fixed[key] = FixedEnds(points, extra)
         return got
 
     def start_blockers(self, p: Point) -> list[str]:

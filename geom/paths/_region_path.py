@@ -35,7 +35,6 @@ from ._freespace import FreeSpace
 from ._goals import Accept, EndQuestion, EndTarget, PathAccept
 from ._navigator import Navigator, as_point
 from ._path import EXACT_BOUND, Path, Segment, joined
-from ._point_goals import FixedEnds
 from ._search import Search
 from ._straight_legs import straight_first
 
@@ -242,7 +241,7 @@ def _best_stepped(nav: Navigator, search: Search, start: Point, step0: float, pt
         return None
     qs = np.array([x[1] for x in entries])
     steps = np.array([x[2] for x in entries])
-    found = search.ask(FixedEnds(qs, steps), limit)
+    found = search.ask(nav.fixed_ends(qs, steps), limit)
     if found is None:
         return None
     i, _, st = entries[found.tag]
