@@ -42,6 +42,9 @@ MAX_STARTS = 64
 _QBASE = 100          # start tangents: key −(_QBASE + (2k + t)·MAX_STARTS + i)
 _TBASE = 1 << 50      # terminals: key −(_TBASE + batch · _TSTRIDE + index)
 _TSTRIDE = 1 << 24
+# legs a question tests one run at a time; after that many (no answer yet: it may well test
+# them all, a search with no legal end does) a run tests every untested leg of its terminal sets
+PREFETCH_AFTER = 512
 SEG, ARC, TERM = 0, 1, 2
 
 LowerBound = Callable[[float, float], float]
@@ -92,6 +95,7 @@ class Terminals:
     # judged the same, so it alone is pushed (crossing points often repeat: many pieces cross
     # at one vertex)
     lead: NDArray[np.bool_] | None = None
+    leg_row: NDArray[np.int64] | None = None  # a terminal of each leg (`Search._untested`)
 
     def __len__(self) -> int:
         return len(self.end)
@@ -230,6 +234,7 @@ class Search:
         self._q: Question = Question()
         self._bound = math.inf
         self._reaching = 0.0
+        self._tested = 0  # legs tested for the question being asked
         self._terms: list[Terminals] = []
         self._term_of: dict[int, tuple[int, int]] = {}
         for i in range(len(self.starts)):
@@ -522,6 +527,7 @@ class Search:
         """The cheapest terminal of question `q` costing less than `bound`, or None."""
         self._q = q
         self._theap, self._batches = [], []
+        self._tested = 0
         bk = q.bound_key()
         if bk is None or bk != self._bound_key:  # the frontier, re-keyed with q's lower bound
             cost = self.cost
@@ -613,10 +619,22 @@ class Search:
         state = [int(legs[k]) for (legs, _, _), k in zip(known, leg, strict=True)]
         todo = [n for n, s in enumerate(state) if s == 0]
         if todo:  # only the legs no search of this graph has tested yet
-            dep = np.array([terms[n].dep[index[n]] for n in todo])
-            end = np.array([terms[n].end[index[n]] for n in todo])
-            for n, c in zip(todo, self.graph.legs_clear(dep, end).tolist(), strict=True):
+            dep = [terms[n].dep[index[n]] for n in todo]
+            end = [terms[n].end[index[n]] for n in todo]
+            more = self._untested([terms[n] for n in todo]) \
+                if self._tested >= PREFETCH_AFTER else []
+            for t, rows in more:
+                dep.extend(t.dep[rows])
+                end.extend(t.end[rows])
+            clear = self.graph.legs_clear(np.array(dep), np.array(end)).tolist()
+            self._tested += len(clear)
+            for n, c in zip(todo, clear[:len(todo)], strict=True):
                 known[n][0][leg[n]] = state[n] = 1 if c else -1
+            at = len(todo)
+            for t, rows in more:
+                legs, leg_of, _ = self._legs(t)
+                legs[leg_of[rows]] = np.where(np.array(clear[at:at + len(rows)]), 1, -1)
+                at += len(rows)
         for hit in [n for n, s in enumerate(state) if s == 1]:
             _, g, _, pred, _, sweep, ti, _ = run[hit]
             m, t = index[hit], terms[hit]
@@ -624,6 +642,23 @@ class Search:
             if self._q.accept(self, t, m, path):
                 return Found(g, t, m, path, self._origin(pred))
         return None
+
+    def _untested(self, terms: list[Terminals]) -> list[tuple[Terminals, NDArray[np.int64]]]:
+        """For each of these terminal sets (once each), a row of every leg not tested yet."""
+        out: list[tuple[Terminals, NDArray[np.int64]]] = []
+        seen: set[int] = set()
+        for t in terms:
+            if id(t) in seen:
+                continue
+            seen.add(id(t))
+            legs, leg_of, _ = self._legs(t)
+            if t.leg_row is None or len(t.leg_row) != len(legs):
+                t.leg_row = np.zeros(len(legs), dtype=np.int64)
+                t.leg_row[leg_of[::-1]] = np.arange(len(leg_of) - 1, -1, -1)  # first row
+            rows = t.leg_row[legs == 0]
+            if len(rows):
+                out.append((t, rows))
+        return out
 
     # ---- answers -----------------------------------------------------------------------------
     def settled_on(self, k: int) -> tuple[Arr, Arr]:
