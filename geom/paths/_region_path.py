@@ -213,11 +213,11 @@ def _stepped_samples(t: EndTarget, fs: FreeSpace, h: float) -> tuple[Arr, NDArra
     if got is not None and got[0] is fs:
         return got[1], got[2]
     pts, where = _boundary_samples(t, h)
-    # the cheap box test first, the set's own test next, the clearance test last, each on the
-    # points the one before kept (every test judges each point alone: the same points pass)
-    keep = np.flatnonzero(fs.in_rect(pts, fs.clearance)) if len(pts) else np.zeros(0, np.int64)
-    if len(keep):
-        keep = keep[t.ends.contains(pts[keep])]
+    # the set's test on all the samples (an oval's distance is iterated until the whole batch
+    # converges: the same batch, the same bits), the clearance test only on those it and the
+    # box keep (it judges each point alone)
+    keep = np.flatnonzero(t.ends.contains(pts) & fs.in_rect(pts, fs.clearance)) if len(pts) \
+        else np.zeros(0, dtype=np.int64)
     if len(keep):
         keep = keep[~fs.points_clear(pts[keep])]
     t.stepped[h] = (fs, pts[keep], where[keep])
