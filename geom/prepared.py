@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from .lines import PreparedObstacles
     from .model import Battlefield, Model, TerrainPiece
-    from .movement import ChargeEnds
+    from .movement import ChargeEnds, Placement, TargetZone
     from .paths import EndQuestion, FreeSpace, Navigator
     from .sight import SightContext
 
@@ -57,7 +57,8 @@ class Prepared:
     # its obstacles — the unit, its size, gap clearance and abilities, the enemy models its
     # links may cross — with the gap model the free space builds when first asked
     link_spaces: dict[tuple[object, ...], FreeSpace] = field(default_factory=dict)
-    # geom.bases.overlaps_piece: footprints shrunk by the tolerance (end positions, destroyed terrain, the loader)
+    # geom.bases.overlaps_piece: footprints shrunk by the tolerance (end positions, destroyed
+    # terrain, the loader)
     shrunk_footprints: dict[str, BaseGeometry] = field(default_factory=dict)
     # geom.movement without: this battlefield less some destroyed or removed pieces
     without: dict[frozenset[str], Battlefield] = field(default_factory=dict)
@@ -67,3 +68,9 @@ class Prepared:
     charge_ends: dict[tuple[object, ...], ChargeEnds] = field(default_factory=dict)
     # geom.combat: the search question of a charge's end sets, by navigator and end sets
     charge_questions: dict[tuple[object, ...], EndQuestion] = field(default_factory=dict)
+    # geom.movement place_rest: a placed model's engagement zone of a target model (by base,
+    # angle, flying, target and top: every charge's placement on the table asks them again)
+    target_zones: dict[tuple[object, ...], TargetZone | None] = field(default_factory=dict)
+    # geom.combat charge: the rest of a unit placed around its leader's end (by unit, leader,
+    # end and targets: the next charge on the table mostly ends where this one did)
+    placements: dict[tuple[object, ...], Placement] = field(default_factory=dict)

@@ -449,7 +449,11 @@ def charge(bf: Battlefield, unit_id: str, target_ids: Sequence[str], modifier: f
     details["end_path_length"] = end_path.path.length
     grass, removed = set(gone.grass), set(gone.removed)
     if place:
-        pl = place_rest(after, unit, lead.moved_to(end_path.end), targets)
+        key = (unit.id, lead.id, end_path.end, tuple(tids))
+        pl = after.prepared.placements.get(key)
+        if pl is None:  # a function of the table, unit, leader's end and targets alone
+            pl = after.prepared.placements[key] = place_rest(after, unit,
+                                                             lead.moved_to(end_path.end), targets)
         details["placement"] = pl.as_dict()
         placed = [unit.model(m).moved_to(at) for m, at in pl.positions.items()]
         more = destroyed_by(bf, unit, lead, None, placed)

@@ -56,6 +56,7 @@ from ._centre_zones import (
 from ._charge_ends import (
     MAX_LEVEL,
     ChargeEnds,
+    TargetZone,
     base_reach,
     charge_ends,
     contact_shapes,
@@ -150,6 +151,7 @@ __all__ = [
     "RULE_PERSISTS",
     "RULE_PLACE",
     "Surface",
+    "TargetZone",
     "UnitPlacement",
     "allowance_of",
     "base_reach",

@@ -167,10 +167,10 @@ def place_rest(bf: Battlefield, unit: Unit, leader: Model, targets: Sequence[Uni
              and (avoid_all_enemies or v.id not in target_ids) for o in v.models if not o.flying]
     surfaces = placement_surfaces(bf, leader)
     tmodels = [o for t in targets for o in t.models if not o.flying]
-    zone_cache: dict[tuple[Any, ...], Any] = {}
+    zone_cache = bf.prepared.target_zones
 
     def zone(m: Model, o: Model, top: Surface) -> Any:
-        key = (m.base, m.angle, o.ref, None if top is None else top.id)
+        key = (m.base, m.angle, m.flying, o.ref, None if top is None else top.id)
         if key not in zone_cache:  # models of one base share their zones
             zone_cache[key] = target_zone(bf, m, o, top, 0)
         return zone_cache[key]

@@ -197,15 +197,20 @@ class GapModel:
         out[idx[simple]] = False
         r = fs.radius
         rest = np.nonzero(lone & ~simple)[0]
-        if len(rest):
-            order = np.argsort(i, kind="stable")
-            si, sj = i[order], j[order]
-            starts = np.searchsorted(si, rest, side="left")
-            ends = np.searchsorted(si, rest, side="right")
-        for n_, k in enumerate(rest.tolist()):
-            obs = sj[starts[n_]:ends[n_]]
-            if self.pieces.decides[obs].all():
-                if self.pieces.count_met(pts[k], r, np.unique(obs)) < 2:
+        if not len(rest):
+            return out
+        # the points whose obstacles are all cut into convex pieces: the pieces each meets
+        # counted for all of them at once (`Pieces.counts_met`); the others by an overlay
+        cut = np.ones(len(idx), dtype=bool)
+        np.logical_and.at(cut, i, self.pieces.decides[j])
+        mine = np.zeros(len(idx), dtype=bool)
+        mine[rest] = True
+        pk, po = np.unique(np.stack([i, j]), axis=1)  # by point, then obstacle, each once
+        sel = mine[pk] & cut[pk]
+        met = self.pieces.counts_met(pts, r, pk[sel], po[sel])
+        for k in rest.tolist():
+            if cut[k]:
+                if met[k] < 2:
                     out[idx[k]] = False
                 continue
             disc = shapely.buffer(pts[k], r, quad_segs=DISC_SEGS)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +37,7 @@ from ._path import Path
 from ._search import Question, Search, Terminals
 
 Accept = Callable[[int, Point], bool]
+STARTS_KEPT = 64  # sets of starts whose legs a question keeps
 PathAccept = Callable[[EndSet, Point, Path], bool]  # an end of a set, judged with its path
 
 
@@ -54,6 +55,9 @@ class EndTarget:
     parent: int = -1
     more: Primitives | None = None
     fresh: Arr | None = None
+    # `geom.paths._region_path`: the boundary samples that may be stepped ends, by spacing
+    # (with the free space they were judged in); they depend on neither the start nor the bound
+    stepped: dict[float, tuple[object, Arr, Arr]] = field(default_factory=dict)
 
     @property
     def rays(self) -> Arr:
@@ -74,7 +78,9 @@ class EndQuestion(Question):
         self.check = accept
         self.path_check = path_accept
         self.join: Callable[[Path], Path] = lambda p: p
-        self._from: tuple[tuple[Point, ...], Terminals | None] | None = None
+        # the legs from each set of starts asked about (every leading model of a charge is
+        # asked again by the next charge on the table)
+        self._from: dict[tuple[Point, ...], Terminals | None] = {}
         self._kept: dict[object, EndQuestion] = {}
         self._circles_of: object = None
         self._circles: dict[int, Terminals | None] = {}
@@ -204,11 +210,12 @@ class EndQuestion(Question):
     # ---- terminals from the start ------------------------------------------------------------
     def start_terminals_at(self, starts: Sequence[Point]) -> Terminals | None:
         key = tuple((float(p[0]), float(p[1])) for p in starts)
-        if self._from is not None and self._from[0] == key:
-            return self._from[1]  # asked again from the same starts (the search after a
-            # straight leg did not decide it)
-        got = self._start_terminals(key)
-        self._from = (key, got)
+        if key in self._from:
+            return self._from[key]  # asked again from the same starts (the search after a
+            # straight leg did not decide it, the next charge)
+        if len(self._from) >= STARTS_KEPT:
+            self._from.clear()
+        got = self._from[key] = self._start_terminals(key)
         return got
 
     def _start_terminals(self, starts: Sequence[Point]) -> Terminals | None:

@@ -32,6 +32,8 @@ from ._freespace import FreeSpace
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
 
+LEGS_KEPT = 1 << 18  # last legs whose clearance a graph remembers (then it starts again)
+
 # --------------------------------------------------------------------------- tangents
 
 def point_tangents(C: Circles, p: tuple[float, float]) -> tuple[NDArray[np.int64], Arr, Arr]:
@@ -119,6 +121,8 @@ class LazyGraph:
         self.arcs = ArcMap.build(fs)
         self._nodes: dict[int, CircleNodes] = {}
         self.clear_known: dict[int, bool] = {}
+        # last legs to terminals, by their ends (`legs_clear`)
+        self.legs_known: dict[tuple[float, ...], bool] = {}
 
     @property
     def n_circles_built(self) -> int:
@@ -168,6 +172,25 @@ class LazyGraph:
             got = bool(self.fs.segments_clear(p[None, :], q[None, :])[0])
             self.clear_known[seg] = got
         return got
+
+    def legs_clear(self, p: Arr, q: Arr) -> NDArray[np.bool_]:
+        """`FreeSpace.segments_clear` of the legs p[k]→q[k], each tested once on this graph:
+        the same leg comes back from other end sets, questions and starts (a clearance test
+        is a function of the segment alone), so its answer is remembered (up to LEGS_KEPT)."""
+        keys = [tuple(r) for r in np.hstack([p, q]).tolist()]
+        known = self.legs_known
+        got = {k: known[k] for k in keys if k in known}
+        todo: dict[tuple[float, ...], int] = {}  # each new leg once (a run repeats legs)
+        for n, k in enumerate(keys):
+            if k not in got and k not in todo:
+                todo[k] = n
+        if todo:
+            rows = list(todo.values())
+            got.update(zip(todo, self.fs.segments_clear(p[rows], q[rows]).tolist(), strict=True))
+            if len(known) + len(rows) > LEGS_KEPT:
+                known.clear()
+            known.update((k, got[k]) for k in todo)
+        return np.array([got[k] for k in keys], dtype=bool)
 
 
 # --------------------------------------------------------------------------- the full graph

@@ -42,6 +42,7 @@ TARGET_BOUND = 0.01
 SEARCHES_KEPT = 32  # searches a navigator keeps, by start
 ESCAPES_KEPT = 4096  # steps out of clearance zones a navigator keeps, by point
 ESCAPE_CHUNK = 32  # escape candidates tested for a clear step at a time, nearest first
+FIXED_KEPT = 64  # questions about given points a navigator keeps
 
 
 def as_point(p: Sequence[float]) -> Point:
@@ -70,6 +71,8 @@ class Navigator:
     inner_mode: bool = field(default=False, init=False, repr=False)
     _escapes: dict[Point, tuple[Point, float] | None] = field(default_factory=dict, init=False,
                                                             repr=False)
+    _fixed: dict[tuple[bytes, bytes], FixedEnds] = field(default_factory=dict, init=False,
+                                                         repr=False)
 
     def __post_init__(self) -> None:
         gap = self.unit.gap_clearance if self.gap is None else self.gap
@@ -137,6 +140,19 @@ class Navigator:
             got = self._searches[key] = Search(self.graph, list(starts), list(offs))
         return got
 
+    def fixed_ends(self, points: NDArray[np.float64], extra: NDArray[np.float64]) -> FixedEnds:
+        """The question "paths to these points (then `extra` more)", kept by its points: the
+        sampled stepped ends of a charge are asked again by the next charge on the table,
+        and the kept question keeps its terminals and what searches found of their legs."""
+        key = (np.ascontiguousarray(points, dtype=float).tobytes(),
+               np.ascontiguousarray(extra, dtype=float).tobytes())
+        got = self._fixed.get(key)
+        if got is None:
+            if len(self._fixed) >= FIXED_KEPT:
+                self._fixed.pop(next(iter(self._fixed)))
+            got = self._fixed[key] = FixedEnds(points, extra)
+        return got
+
     def start_blockers(self, p: Point) -> list[str]:
         return self.fs.blockers(SPoint(p))
 
@@ -174,12 +190,72 @@ class Navigator:
         got = self._escapes[key] = self._escape(key)
         return got
 
+    def escapes(self, pts: Sequence[Point]) -> list[tuple[Point, float] | None]:
+        """`escape` of many points (the sampled stepped ends of `geom.paths._region_path`):
+        the same answers, their clearance tests made side by side — a few calls of many
+        points instead of a few of 32 per point (each point's and each step's test is its
+        own, so testing them together changes none)."""
+        keys = [(float(p[0]), float(p[1])) for p in pts]
+        got = {k: self._escapes[k] for k in keys if k in self._escapes}
+        todo = [k for k in dict.fromkeys(keys) if k not in got]
+        if todo:
+            got.update(zip(todo, self._escape_all(todo), strict=True))
+            for k in todo:
+                if len(self._escapes) >= ESCAPES_KEPT:
+                    self._escapes.clear()
+                self._escapes[k] = got[k]
+        return [got[k] for k in keys]
+
     def _escape(self, p: Point) -> tuple[Point, float] | None:
+        return self._escape_all([p])[0]
+
+    def _escape_all(self, pts: list[Point]) -> list[tuple[Point, float] | None]:
         fs = self.fs
-        if fs.points_clear(np.array([p]))[0]:
-            return p, 0.0
-        if not fs.in_rect(np.array([p]), tol=fs.clearance)[0]:
-            return None
+        P = np.array(pts, dtype=float).reshape(-1, 2)
+        out: list[tuple[Point, float] | None] = [None] * len(pts)
+        free = fs.points_clear(P)
+        near = fs.in_rect(P, tol=fs.clearance)
+        cands = {n: self._escape_candidates(p) for n, p in enumerate(pts)
+                 if not free[n] and near[n]}
+        for n in np.flatnonzero(free).tolist():
+            out[n] = (pts[n], 0.0)
+        # the nearest free candidate whose step crosses no obstacle: tested nearest first, a
+        # chunk at a time (each point's and each segment's test is its own, so the first
+        # found is the one a test of all would pick), instead of a thousand points (each
+        # perhaps a base-in-a-gap test) and segments for every escape; the k-th chunks of
+        # every point still looking are tested together
+        k = 0
+        while cands:
+            rows = [(n, Q[k:k + ESCAPE_CHUNK]) for n, Q in cands.items() if k < len(Q)]
+            if not rows:
+                break
+            ok = fs.points_clear(np.vstack([c for _, c in rows]))
+            starts: list[NDArray[np.float64]] = []
+            ends: list[NDArray[np.float64]] = []
+            whose: list[int] = []
+            at = 0
+            for n, c in rows:
+                c_free = c[ok[at:at + len(c)]]
+                at += len(c)
+                starts.append(np.repeat([pts[n]], len(c_free), axis=0))
+                ends.append(c_free)
+                whose += [n] * len(c_free)
+            if whose:
+                hard = self._hard_clear(np.vstack(starts), np.vstack(ends))
+                Q = np.vstack(ends)
+                for m in np.flatnonzero(hard).tolist():
+                    n = whose[m]
+                    if n in cands:  # the first clear one of its chunk: the nearest
+                        q = as_point(Q[m])
+                        out[n] = (q, math.dist(pts[n], q))
+                        del cands[n]
+            k += ESCAPE_CHUNK
+        return out
+
+    def _escape_candidates(self, p: Point) -> NDArray[np.float64]:
+        """Where a step out of the zones from p may end, nearest first: out of each zone p
+        lies in along its shortest line, rings about p, and the nearest point of the table."""
+        fs = self.fs
         cands: list[NDArray[np.float64]] = []
         sp = SPoint(p)
         js = fs.tree.query(sp, predicate="dwithin", distance=fs.rho_r_max)
@@ -201,26 +277,13 @@ class Navigator:
         x0, y0, x1, y1 = fs.rect
         cands.append(np.array([[min(max(p[0], x0), x1), min(max(p[1], y0), y1)]]))
         Q = np.vstack(cands)
-        Q = Q[np.argsort(np.hypot(Q[:, 0] - p[0], Q[:, 1] - p[1]), kind="stable")]
-        # the nearest free candidate whose step crosses no obstacle: tested nearest first, a
-        # chunk at a time (each point's and each segment's test is its own, so the first
-        # found is the one a test of all would pick), instead of a thousand points (each
-        # perhaps a base-in-a-gap test) and segments for every escape
-        for k in range(0, len(Q), ESCAPE_CHUNK):
-            chunk = Q[k:k + ESCAPE_CHUNK]
-            chunk = chunk[fs.points_clear(chunk)]
-            if not len(chunk):
-                continue
-            ok = self._hard_clear(p, chunk)
-            if ok.any():
-                q = chunk[int(np.argmax(ok))]
-                return as_point(q), math.dist(p, as_point(q))
-        return None
+        return Q[np.argsort(np.hypot(Q[:, 0] - p[0], Q[:, 1] - p[1]), kind="stable")]
 
-    def _hard_clear(self, p: Point, Q: NDArray[np.float64]) -> NDArray[np.bool_]:
-        """Segments p→Q[i] that cross no obstacle itself (a core, or a base for disc cores)."""
+    def _hard_clear(self, P: NDArray[np.float64], Q: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Segments P[i]→Q[i] that cross no obstacle itself (a core, or a base for disc
+        cores)."""
         fs = self.fs
-        lines = shapely.linestrings(np.stack([np.repeat([p], len(Q), axis=0), Q], axis=1))
+        lines = shapely.linestrings(np.stack([P, Q], axis=1))
         ok = np.ones(len(Q), dtype=bool)
         if not len(fs.obstacles):
             return ok

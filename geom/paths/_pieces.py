@@ -16,6 +16,7 @@ polygon) are left to the overlay (`Pieces.decides` is False for them).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import shapely
@@ -122,6 +123,28 @@ class Pieces:
         return Pieces(g, e, o, decides, np.array(la, dtype=np.int64),
                       np.array(lb, dtype=np.int64), np.array(lg, dtype=object))
 
+    @cached_property
+    def links_of(self) -> dict[int, list[tuple[int, int]]]:
+        """piece -> its junctions, each as (junction, the other piece)."""
+        out: dict[int, list[tuple[int, int]]] = {}
+        for li, (a, b) in enumerate(zip(self.link_a.tolist(), self.link_b.tolist(), strict=True)):
+            out.setdefault(a, []).append((li, b))
+            out.setdefault(b, []).append((li, a))
+        return out
+
+    def counts_met(self, pts: NDArray[np.object_], r: float, point: NDArray[np.int64],
+                   obstacle: NDArray[np.int64]) -> NDArray[np.int64]:
+        """`count_met` of many discs (pts[k], r), disc k with the obstacles of the pairs
+        (point, obstacle) that name it (sorted by point, then obstacle, each pair once): every
+        disc's distances to its pieces in one call; only a disc meeting two pieces or more
+        goes on to the junctions (`count_met`, the same distances)."""
+        at, item = pairs_by_owner(point, obstacle, self.of)
+        hit = shapely.distance(pts[at], self.geom[item]) < self.extra[item] + r - CLEAR_TOL
+        out = np.bincount(at[hit], minlength=len(pts)).astype(np.int64)
+        for k in np.flatnonzero(out >= 2).tolist():
+            out[k] = self.count_met(pts[k], r, obstacle[point == k])
+        return out
+
     def count_met(self, p: BaseGeometry, r: float, obstacles: NDArray[np.int64]) -> int:
         """How many separate pieces of material the disc (p, r) meets, of the material of
         `obstacles` (all of them cut into convex pieces)."""
@@ -139,7 +162,9 @@ class Pieces:
                 x = parent[x]
             return x
 
-        links = np.nonzero(np.isin(self.link_a, met) & np.isin(self.link_b, met))[0]
+        # the junctions of two met pieces, ascending (as a scan of every junction finds them)
+        links = np.array(sorted({li for m in parent for li, other in self.links_of.get(m, ())
+                                 if other in parent}), dtype=np.int64)
         if len(links):
             joined = shapely.distance(p, self.link_geom[links]) < r - CLEAR_TOL
             for li in links[joined].tolist():

@@ -24,14 +24,30 @@ class FixedEnds(Question):
         self.points = np.asarray(points, dtype=float).reshape(-1, 2)
         self.extra = np.zeros(len(self.points)) if extra is None else np.asarray(extra, float)
         self.tags = np.arange(len(self.points), dtype=np.int64)
+        # the terminals, kept with the question when it is asked again (`Navigator.fixed_ends`):
+        # from each set of starts, and on each corner circle of one graph
+        self._from: dict[tuple[Point, ...], Terminals] = {}
+        self._circles_of: object = None
+        self._circles: dict[int, Terminals | None] = {}
 
     def start_terminals_at(self, starts: Sequence[Point]) -> Terminals:
-        n, k = len(self.points), len(starts)
-        return Terminals(np.repeat(np.array(starts), n, axis=0), np.tile(self.points, (k, 1)),
-                         np.tile(self.extra, k), np.tile(self.tags, k),
-                         origin=np.repeat(np.arange(k), n))
+        key = tuple((float(p[0]), float(p[1])) for p in starts)
+        got = self._from.get(key)
+        if got is None:
+            n, k = len(self.points), len(starts)
+            got = self._from[key] = Terminals(
+                np.repeat(np.array(starts), n, axis=0), np.tile(self.points, (k, 1)),
+                np.tile(self.extra, k), np.tile(self.tags, k), origin=np.repeat(np.arange(k), n))
+        return got
 
     def circle_terminals(self, s: Search, k: int) -> Terminals | None:
+        if self._circles_of is not s.graph:
+            self._circles_of, self._circles = s.graph, {}
+        if k not in self._circles:
+            self._circles[k] = self._circle_terminals(s, k)
+        return self._circles[k]
+
+    def _circle_terminals(self, s: Search, k: int) -> Terminals | None:
         C, fs, arcs = s.C, s.graph.fs, s.graph.arcs
         cx, cy, r = float(C.x[k]), float(C.y[k]), float(C.r[k])
         d = self.points - (cx, cy)

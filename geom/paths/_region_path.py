@@ -31,10 +31,10 @@ from ..tolerance import ROUNDING, ZERO_LENGTH
 from ._crossings import nearest_members
 from ._end_shapes import Arr, Grown, Shape
 from ._endset import EndSet
+from ._freespace import FreeSpace
 from ._goals import Accept, EndQuestion, EndTarget, PathAccept
 from ._navigator import Navigator, as_point
 from ._path import EXACT_BOUND, Path, Segment, joined
-from ._point_goals import FixedEnds
 from ._search import Search
 from ._straight_legs import straight_first
 
@@ -185,11 +185,7 @@ def _stepped(nav: Navigator, search: Search, start: Point, step0: float, q: EndQ
     fs = nav.fs
     best: EndPath | None = None
     for ti, t in enumerate(q.targets):
-        pts, where = _boundary_samples(t, h)
-        if not len(pts):
-            continue
-        inside = t.ends.contains(pts) & ~fs.points_clear(pts) & fs.in_rect(pts, fs.clearance)
-        pts, where = pts[inside], where[inside]
+        pts, where = _stepped_samples(t, fs, h)
         if not len(pts):
             continue
         for _ in range(STEP_REFINE + 1):
@@ -210,6 +206,24 @@ def _stepped(nav: Navigator, search: Search, start: Point, step0: float, q: EndQ
     return best
 
 
+def _stepped_samples(t: EndTarget, fs: FreeSpace, h: float) -> tuple[Arr, NDArray[np.float64]]:
+    """The samples of t's boundary (spacing h) that are ends inside a clearance zone, with
+    where they lie; worked out once per end target (every start and bound asks the same)."""
+    got = t.stepped.get(h)
+    if got is not None and got[0] is fs:
+        return got[1], got[2]
+    pts, where = _boundary_samples(t, h)
+    # the set's test on all the samples (an oval's distance is iterated until the whole batch
+    # converges: the same batch, the same bits), the clearance test only on those it and the
+    # box keep (it judges each point alone)
+    keep = np.flatnonzero(t.ends.contains(pts) & fs.in_rect(pts, fs.clearance)) if len(pts) \
+        else np.zeros(0, dtype=np.int64)
+    if len(keep):
+        keep = keep[~fs.points_clear(pts[keep])]
+    t.stepped[h] = (fs, pts[keep], where[keep])
+    return pts[keep], where[keep]
+
+
 def _best_stepped(nav: Navigator, search: Search, start: Point, step0: float, pts: Arr, ti: int,
                   limit: float, accept: Accept | None, path_accept: PathAccept | None = None,
                   es: EndSet | None = None) -> tuple[int, EndPath] | None:
@@ -218,16 +232,16 @@ def _best_stepped(nav: Navigator, search: Search, start: Point, step0: float, pt
     # search of its own): every path from `start` to e is at least |start - e| long, and the
     # search returns only paths shorter than `limit`, so the others cannot change the answer.
     near = np.hypot(pts[:, 0] - start[0], pts[:, 1] - start[1]) < limit + EXACT_BOUND
-    for i in np.flatnonzero(near).tolist():
-        e = pts[i]
-        esc = nav.escape((float(e[0]), float(e[1])))
+    idx = np.flatnonzero(near).tolist()
+    for i, esc in zip(idx, nav.escapes([(float(pts[i, 0]), float(pts[i, 1])) for i in idx]),
+                      strict=True):
         if esc is not None:
             entries.append((i, esc[0], esc[1]))
     if not entries:
         return None
     qs = np.array([x[1] for x in entries])
     steps = np.array([x[2] for x in entries])
-    found = search.ask(FixedEnds(qs, steps), limit)
+    found = search.ask(nav.fixed_ends(qs, steps), limit)
     if found is None:
         return None
     i, _, st = entries[found.tag]

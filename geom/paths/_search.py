@@ -42,9 +42,26 @@ MAX_STARTS = 64
 _QBASE = 100          # start tangents: key −(_QBASE + (2k + t)·MAX_STARTS + i)
 _TBASE = 1 << 50      # terminals: key −(_TBASE + batch · _TSTRIDE + index)
 _TSTRIDE = 1 << 24
+# legs a question tests one run at a time; after that many (no answer yet: it may well test
+# them all, a search with no legal end does) a run tests every untested leg of its terminal sets
+PREFETCH_AFTER = 512
 SEG, ARC, TERM = 0, 1, 2
 
 LowerBound = Callable[[float, float], float]
+
+
+def _row_ids(a: NDArray[np.int64]) -> NDArray[np.int64]:
+    """An id for each row of a, the same for equal rows (0, 1, … in sorted order)."""
+    n = len(a)
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    o = np.lexsort(a.T[::-1])
+    s = a[o]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (s[1:] != s[:-1]).any(axis=1)
+    ids = np.empty(n, dtype=np.int64)
+    ids[o] = np.cumsum(new) - 1
+    return ids
 
 
 def is_start(key: int) -> bool:
@@ -65,6 +82,20 @@ class Terminals:
     circle: int = -1
     dep_rel: Arr = field(default_factory=lambda: np.zeros(0))
     origin: NDArray[np.int64] | None = None  # legs from the starts: which start
+    # what the searches on graph `legs_of` found of each distinct last leg (0: not tested
+    # yet, 1: clear, −1: blocked), terminal i's leg being `leg_of[i]` (the ends of several
+    # sets share legs): a leg is a fixed segment, so a terminal offered again (from the other
+    # node beside it, by another start's search, by the next question, for another set) is
+    # never tested again, and a blocked one is not put on the heap again
+    legs: NDArray[np.int8] | None = None
+    legs_of: object = None
+    leg_of: NDArray[np.int64] | None = None
+    # False for a terminal with a twin after it (the same leg, set, extra cost and start): the
+    # twin always comes off the heap just before it, at the same cost by the same way, and is
+    # judged the same, so it alone is pushed (crossing points often repeat: many pieces cross
+    # at one vertex)
+    lead: NDArray[np.bool_] | None = None
+    leg_row: NDArray[np.int64] | None = None  # a terminal of each leg (`Search._untested`)
 
     def __len__(self) -> int:
         return len(self.end)
@@ -143,6 +174,8 @@ class _Batch:
     pred: list[int]
     sweep: list[float]
     ti: int
+    legs: NDArray[np.int8]  # the batch's Terminals' `legs` and `leg_of`: a terminal whose
+    leg_of: NDArray[np.int64]  # leg is found blocked is skipped
     next: int = 0
 
 
@@ -201,6 +234,7 @@ class Search:
         self._q: Question = Question()
         self._bound = math.inf
         self._reaching = 0.0
+        self._tested = 0  # legs tested for the question being asked
         self._terms: list[Terminals] = []
         self._term_of: dict[int, tuple[int, int]] = {}
         for i in range(len(self.starts)):
@@ -308,6 +342,25 @@ class Search:
         np.cumsum(np.bincount(iv + 1, minlength=n + 1), out=ptr[1:])
         v.by_interval = (order, ptr)
         v.placed, v.placed_ti, v.placed_by = t, v.ti, v.by_interval
+
+    def _legs(self, t: Terminals
+              ) -> tuple[NDArray[np.int8], NDArray[np.int64], NDArray[np.bool_]]:
+        """What is known of t's last legs on this search's graph, which leg each terminal's
+        is, and which terminals are pushed (`Terminals.legs`, `leg_of`, `lead`)."""
+        if t.leg_of is None or t.lead is None:  # bit for bit the same ends: the same segment
+            n = len(t)
+            t.leg_of = _row_ids(np.ascontiguousarray(np.hstack([t.dep, t.end])).view(np.int64))
+            origin = t.origin if t.origin is not None else np.zeros(n, dtype=np.int64)
+            twin = _row_ids(np.column_stack([t.leg_of, t.tag, origin,
+                                             np.ascontiguousarray(t.extra).view(np.int64)]))
+            last = np.full(int(twin.max()) + 1 if n else 0, -1, dtype=np.int64)
+            np.maximum.at(last, twin, np.arange(n))  # the heap takes the larger index first
+            t.lead = np.zeros(n, dtype=bool)
+            t.lead[last] = True
+        if t.legs is None or t.legs_of is not self.graph:
+            n = int(t.leg_of.max()) + 1 if len(t.leg_of) else 0
+            t.legs, t.legs_of = np.zeros(n, dtype=np.int8), self.graph
+        return t.legs, t.leg_of, t.lead
 
     def _register(self, t: Terminals) -> int:
         self._terms.append(t)
@@ -427,7 +480,8 @@ class Search:
             free = arcs.arc_free(kk, lo, hi)
         leg = np.hypot(*(t.end[idx] - t.dep[idx]).T)
         tot = cost + float(self.C.r[k]) * np.abs(sweep) + leg + t.extra[idx]
-        j = np.nonzero(free & (tot < self._bound))[0]
+        legs, leg_of, lead = self._legs(t)
+        j = np.nonzero(free & (tot < self._bound) & (legs[leg_of[idx]] >= 0) & lead[idx])[0]
         self._push_terms(tot[j], -(_TBASE + v.ti * _TSTRIDE + idx[j]), v.key[node[j]],
                          sweep[j], v.ti)
 
@@ -447,13 +501,18 @@ class Search:
             return
         o = np.lexsort((keys, cost))  # the heap's order: cost, then key (unique)
         b = _Batch(cost[o].tolist(), keys[o].tolist(), preds[o].tolist(), sweeps[o].tolist(),
-                   ti)
+                   ti, *self._legs(self._terms[ti])[:2])
         self._batches.append(b)
         self._refill(b, len(self._batches) - 1)
 
     def _refill(self, b: _Batch, bi: int) -> None:
-        i = b.next
-        if i < len(b.cost):
+        i, n, legs, leg_of = b.next, len(b.cost), b.legs, b.leg_of
+        # a terminal whose leg was found blocked since it was batched (from the other node
+        # beside it, say) could only come off the heap to be dropped
+        base = -_TBASE - b.ti * _TSTRIDE
+        while i < n and legs[leg_of[base - b.key[i]]] < 0:
+            i += 1
+        if i < n:
             b.next = i + 1
             c = b.cost[i]
             heapq.heappush(self._theap, (c, c, b.key[i], b.pred[i], TERM, b.sweep[i], b.ti, bi))
@@ -468,6 +527,7 @@ class Search:
         """The cheapest terminal of question `q` costing less than `bound`, or None."""
         self._q = q
         self._theap, self._batches = [], []
+        self._tested = 0
         bk = q.bound_key()
         if bk is None or bk != self._bound_key:  # the frontier, re-keyed with q's lower bound
             cost = self.cost
@@ -487,7 +547,9 @@ class Search:
             origin = st.origin if st.origin is not None else np.zeros(len(st), dtype=np.int64)
             leg = np.hypot(*(st.end - st.dep).T) + st.extra
             tot = np.asarray(self.offsets)[origin] + leg
-            m = np.nonzero(tot < bound)[0]  # dearer ones could only come off after the bound
+            # dearer ones could only come off after the bound; a known blocked leg never wins
+            legs, leg_of, lead = self._legs(st)
+            m = np.nonzero((tot < bound) & (legs[leg_of] >= 0) & lead)[0]
             self._push_terms(tot[m], -(_TBASE + ti * _TSTRIDE + m), START - origin[m],
                              np.zeros(len(m)), ti)
         for k, v in self._views.items():
@@ -550,21 +612,53 @@ class Search:
         while theap and theap[0][0] < bound and (not heap or theap[0] < heap[0]) \
                 and len(run) < 256:
             run.append(self._pop_term())
-        dep = np.empty((len(run), 2))
-        end = np.empty((len(run), 2))
-        for n, (_, _, key, _, _, _, ti, _) in enumerate(run):
-            m = -key - _TBASE - ti * _TSTRIDE
-            t = self._terms[ti]
-            dep[n], end[n] = t.dep[m], t.end[m]
-        clear = self.graph.fs.segments_clear(dep, end)
-        for hit in np.nonzero(clear)[0]:
-            _, g, key, pred, _, sweep, ti, _ = run[int(hit)]
-            m = -key - _TBASE - ti * _TSTRIDE
-            t = self._terms[ti]
+        terms = [self._terms[e[6]] for e in run]
+        index = [-e[2] - _TBASE - e[6] * _TSTRIDE for e in run]
+        known = [self._legs(t) for t in terms]
+        leg = [int(of[m]) for (_, of, _), m in zip(known, index, strict=True)]
+        state = [int(legs[k]) for (legs, _, _), k in zip(known, leg, strict=True)]
+        todo = [n for n, s in enumerate(state) if s == 0]
+        if todo:  # only the legs no search of this graph has tested yet
+            dep = [terms[n].dep[index[n]] for n in todo]
+            end = [terms[n].end[index[n]] for n in todo]
+            more = self._untested([terms[n] for n in todo]) \
+                if self._tested >= PREFETCH_AFTER else []
+            for t, rows in more:
+                dep.extend(t.dep[rows])
+                end.extend(t.end[rows])
+            clear = self.graph.legs_clear(np.array(dep), np.array(end)).tolist()
+            self._tested += len(clear)
+            for n, c in zip(todo, clear[:len(todo)], strict=True):
+                known[n][0][leg[n]] = state[n] = 1 if c else -1
+            at = len(todo)
+            for t, rows in more:
+                legs, leg_of, _ = self._legs(t)
+                legs[leg_of[rows]] = np.where(np.array(clear[at:at + len(rows)]), 1, -1)
+                at += len(rows)
+        for hit in [n for n, s in enumerate(state) if s == 1]:
+            _, g, _, pred, _, sweep, ti, _ = run[hit]
+            m, t = index[hit], terms[hit]
             path = self._path(pred, t, m, sweep)
             if self._q.accept(self, t, m, path):
                 return Found(g, t, m, path, self._origin(pred))
         return None
+
+    def _untested(self, terms: list[Terminals]) -> list[tuple[Terminals, NDArray[np.int64]]]:
+        """For each of these terminal sets (once each), a row of every leg not tested yet."""
+        out: list[tuple[Terminals, NDArray[np.int64]]] = []
+        seen: set[int] = set()
+        for t in terms:
+            if id(t) in seen:
+                continue
+            seen.add(id(t))
+            legs, leg_of, _ = self._legs(t)
+            if t.leg_row is None or len(t.leg_row) != len(legs):
+                t.leg_row = np.zeros(len(legs), dtype=np.int64)
+                t.leg_row[leg_of[::-1]] = np.arange(len(leg_of) - 1, -1, -1)  # first row
+            rows = t.leg_row[legs == 0]
+            if len(rows):
+                out.append((t, rows))
+        return out
 
     # ---- answers -----------------------------------------------------------------------------
     def settled_on(self, k: int) -> tuple[Arr, Arr]:
