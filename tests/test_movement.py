@@ -13,7 +13,7 @@ import random
 import numpy as np
 import pytest
 import shapely
-from hypothesis import example, given, settings
+from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import LineString, Polygon, box
@@ -355,13 +355,22 @@ def scene(seed: int, *, size: int = 2, pieces: int = 6, models: int = 3, oval: b
     return Battlefield(Table(width, depth), tuple(terrain), tuple(units))
 
 
+# random draws before a scene is rejected as having (almost) no free space to draw from: a
+# scene hypothesis made with a strip of free space too thin to hit once kept a draw loop
+# going for over ten minutes
+DRAWS = 5000
+
+
 def free_points(nav: mv.Navigator, rng: random.Random, n: int) -> list[tuple[float, float]]:
     out: list[tuple[float, float]] = []
     t = nav.bf.table
-    while len(out) < n:
+    for _ in range(DRAWS * n):
         p = (rng.uniform(0, t.width), rng.uniform(0, t.depth))
         if nav.fs.points_clear(np.array([p]))[0]:
             out.append(p)
+            if len(out) == n:
+                return out
+    reject()  # hypothesis: not a scene to judge
     return out
 
 
@@ -370,11 +379,13 @@ def far_points(nav: mv.Navigator, rng: random.Random) -> tuple[tuple[float, floa
     t = nav.bf.table
     out: list[tuple[float, float]] = []
     for lo, hi in ((0.0, 0.2), (0.8, 1.0)):
-        while True:
+        for _ in range(DRAWS):
             p = (rng.uniform(lo * t.width, hi * t.width), rng.uniform(0, t.depth))
             if nav.fs.points_clear(np.array([p]))[0]:
                 out.append(p)
                 break
+        else:
+            reject()  # hypothesis: not a scene to judge
     return tuple(out)
 
 
