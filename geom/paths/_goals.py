@@ -34,10 +34,9 @@ from ._end_shapes import Arr, Disc, Shape
 from ._endset import EndSet, Primitives, box_primitives, clip, grown_primitives, shape_primitives
 from ._navigator import Navigator
 from ._path import Path
-from ._search import Question, Search, Terminals
+from ._search import KeptQuestion, Search, Terminals
 
 Accept = Callable[[int, Point], bool]
-STARTS_KEPT = 64  # sets of starts whose legs a question keeps
 PathAccept = Callable[[EndSet, Point, Path], bool]  # an end of a set, judged with its path
 
 
@@ -64,7 +63,7 @@ class EndTarget:
         return self.ends.rays
 
 
-class EndQuestion(Question):
+class EndQuestion(KeptQuestion):
     """The question "shortest path to any of these end sets" (see the module docstring).
     `accept(tag, end)` may reject an end after all (an exact re-check); `path_accept(set,
     end, path)` judges an end of that set with the path from the real start (`join` makes that
@@ -72,18 +71,14 @@ class EndQuestion(Question):
 
     def __init__(self, nav: Navigator, ends: Sequence[EndSet], accept: Accept | None = None,
                  path_accept: PathAccept | None = None) -> None:
+        super().__init__()
         self.nav = nav
         self.fs = nav.fs
         self.targets: list[EndTarget] = []
         self.check = accept
         self.path_check = path_accept
         self.join: Callable[[Path], Path] = lambda p: p
-        # the legs from each set of starts asked about (every leading model of a charge is
-        # asked again by the next charge on the table)
-        self._from: dict[tuple[Point, ...], Terminals | None] = {}
         self._kept: dict[object, EndQuestion] = {}
-        self._circles_of: object = None
-        self._circles: dict[int, Terminals | None] = {}
         self._parent: EndQuestion | None = None  # narrowed from it, by `_groups`
         self._groups: Sequence[list[Shape]] = ()
         self._discs: list[Arr] = []  # groups of discs (x, y, r) every end lies in one of
@@ -208,16 +203,6 @@ class EndQuestion(Question):
                                                           self.join(path))
 
     # ---- terminals from the start ------------------------------------------------------------
-    def start_terminals_at(self, starts: Sequence[Point]) -> Terminals | None:
-        key = tuple((float(p[0]), float(p[1])) for p in starts)
-        if key in self._from:
-            return self._from[key]  # asked again from the same starts (the search after a
-            # straight leg did not decide it, the next charge)
-        if len(self._from) >= STARTS_KEPT:
-            self._from.clear()
-        got = self._from[key] = self._start_terminals(key)
-        return got
-
     def _start_terminals(self, starts: Sequence[Point]) -> Terminals | None:
         deps, ends, tags, origin = [], [], [], []
         for si, start in enumerate(starts):
@@ -246,15 +231,6 @@ class EndQuestion(Question):
                          origin=np.concatenate(origin).astype(np.int64))
 
     # ---- terminals leaving corner circle k -------------------------------------------------
-    def circle_terminals(self, s: Search, k: int) -> Terminals | None:
-        # they depend on the question and the circle only: kept for every search of the
-        # navigator's graph that reaches circle k (the question's ends never change)
-        if self._circles_of is not s.graph:
-            self._circles_of, self._circles = s.graph, {}
-        if k not in self._circles:
-            self._circles[k] = self._circle_terminals(s, k)
-        return self._circles[k]
-
     def _circle_terminals(self, s: Search, k: int) -> Terminals | None:
         C = s.C
         o = np.array([C.x[k], C.y[k]])

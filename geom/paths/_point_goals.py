@@ -13,39 +13,26 @@ from ..model import Point
 from ..tolerance import ON_CIRCLE
 from ._circles import in_cone
 from ._end_shapes import Arr
-from ._search import Question, Search, Terminals
+from ._search import KeptQuestion, Search, Terminals
 
 
-class FixedEnds(Question):
+class FixedEnds(KeptQuestion):
     """Paths to given points (a goal, or sampled ends): legs from the start, and the tangents
     from each point to every corner circle. `extra[i]` is added after reaching point i."""
 
     def __init__(self, points: Arr, extra: Arr | None = None) -> None:
+        super().__init__()
         self.points = np.asarray(points, dtype=float).reshape(-1, 2)
         self.extra = np.zeros(len(self.points)) if extra is None else np.asarray(extra, float)
         self.tags = np.arange(len(self.points), dtype=np.int64)
-        # the terminals, kept with the question when it is asked again (`Navigator.fixed_ends`):
-        # from each set of starts, and on each corner circle of one graph
-        self._from: dict[tuple[Point, ...], Terminals] = {}
-        self._circles_of: object = None
-        self._circles: dict[int, Terminals | None] = {}
 
-    def start_terminals_at(self, starts: Sequence[Point]) -> Terminals:
-        key = tuple((float(p[0]), float(p[1])) for p in starts)
-        got = self._from.get(key)
-        if got is None:
-            n, k = len(self.points), len(starts)
-            got = self._from[key] = Terminals(
-                np.repeat(np.array(starts), n, axis=0), np.tile(self.points, (k, 1)),
-                np.tile(self.extra, k), np.tile(self.tags, k), origin=np.repeat(np.arange(k), n))
-        return got
-
-    def circle_terminals(self, s: Search, k: int) -> Terminals | None:
-        if self._circles_of is not s.graph:
-            self._circles_of, self._circles = s.graph, {}
-        if k not in self._circles:
-            self._circles[k] = self._circle_terminals(s, k)
-        return self._circles[k]
+    # the terminals are kept with the question when it is asked again
+    # (`Navigator.fixed_ends`): from each set of starts, and on each corner circle of one graph
+    def _start_terminals(self, starts: Sequence[Point]) -> Terminals:
+        n, k = len(self.points), len(starts)
+        return Terminals(np.repeat(np.array(starts), n, axis=0), np.tile(self.points, (k, 1)),
+                         np.tile(self.extra, k), np.tile(self.tags, k),
+                         origin=np.repeat(np.arange(k), n))
 
     def _circle_terminals(self, s: Search, k: int) -> Terminals | None:
         C, fs, arcs = s.C, s.graph.fs, s.graph.arcs

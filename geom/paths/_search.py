@@ -137,6 +137,43 @@ class Question:
         return True
 
 
+STARTS_KEPT = 64  # sets of starts whose legs a kept question keeps
+
+
+class KeptQuestion(Question):
+    """A question whose ends never change, asked again by the next search (another leading
+    model, the next charge on the table): the legs from each set of starts, and the terminals
+    leaving each corner circle of one graph, depend on the question alone, so each is worked
+    out once (`_start_terminals`, `_circle_terminals`) and kept with the question."""
+
+    def __init__(self) -> None:
+        self._from: dict[tuple[Point, ...], Terminals | None] = {}
+        self._circles_of: object = None
+        self._circles: dict[int, Terminals | None] = {}
+
+    def start_terminals_at(self, starts: Sequence[Point]) -> Terminals | None:
+        key = tuple((float(p[0]), float(p[1])) for p in starts)
+        if key in self._from:
+            return self._from[key]
+        if len(self._from) >= STARTS_KEPT:
+            self._from.clear()
+        got = self._from[key] = self._start_terminals(key)
+        return got
+
+    def _start_terminals(self, starts: Sequence[Point]) -> Terminals | None:
+        return None
+
+    def circle_terminals(self, s: Search, k: int) -> Terminals | None:
+        if self._circles_of is not s.graph:
+            self._circles_of, self._circles = s.graph, {}
+        if k not in self._circles:
+            self._circles[k] = self._circle_terminals(s, k)
+        return self._circles[k]
+
+    def _circle_terminals(self, s: Search, k: int) -> Terminals | None:
+        return None
+
+
 @dataclass
 class _View:
     """A corner circle as one search sees it: the graph's tangent points plus the start's."""
