@@ -235,13 +235,7 @@ def circle_events(self: FreeSpace, C: Circles) -> tuple[NDArray[np.int64], Arr]:
         # circle / offset lines of every core edge (both sides), limited to the edge's extent
         lines: list[tuple[NDArray[np.int64], Arr, Arr, Arr]] = []  # circle, p, u, length
         if len(self.edges):
-            e = self.edges
-            d = e[:, 2:4] - e[:, 0:2]
-            L = np.hypot(d[:, 0], d[:, 1])
-            good = L > ZERO_LENGTH
-            e, d, L, rho = e[good], d[good], L[good], self.edge_rho[good]
-            u = d / L[:, None]
-            n = np.column_stack((-u[:, 1], u[:, 0]))
+            e, u, n, L, rho = self.offset_edges
             k, m = _near_segments(centres, C.r + float(rho.max()), e)
             for sgn in (1.0, -1.0):
                 p = e[m, 0:2] + sgn * rho[m, None] * n[m]

@@ -95,6 +95,18 @@ class FreeSpace:
             vr = np.concatenate([vr, np.full(len(corners), self.radius)])
         return e, er, v, vr
 
+    @cached_property
+    def offset_edges(self) -> tuple[Arr, Arr, Arr, Arr, Arr]:
+        """The core edges of non-zero length, as the arc events and the ray caster offset
+        them: (edges, unit directions u, left normals n, lengths, clearance radii ρ)."""
+        e = self.edges
+        d = e[:, 2:4] - e[:, 0:2]
+        L = np.hypot(d[:, 0], d[:, 1])
+        good = L > ZERO_LENGTH
+        e, d, L, rho = e[good], d[good], L[good], self.edge_rho[good]
+        u = d / L[:, None]
+        return e, u, np.column_stack((-u[:, 1], u[:, 0])), L, rho
+
     @property
     def edges(self) -> Arr:
         return self._edges_vertices[0]

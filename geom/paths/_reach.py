@@ -24,7 +24,6 @@ from ..tolerance import (
     PARAMETER_SLACK,
     ROUND_OFF,
     ROUNDING,
-    ZERO_LENGTH,
 )
 from ._circles import TWO_PI
 from ._freespace import FreeSpace
@@ -65,14 +64,8 @@ class _RayCaster:
 
     def __init__(self, fs: FreeSpace) -> None:
         self.fs = fs
-        e = fs.edges
-        if len(e):
-            d = e[:, 2:4] - e[:, 0:2]
-            L = np.hypot(d[:, 0], d[:, 1])
-            good = L > ZERO_LENGTH
-            e, d, L, rho = e[good], d[good], L[good], fs.edge_rho[good]
-            u = d / L[:, None]
-            n = np.column_stack((-u[:, 1], u[:, 0]))
+        if len(fs.edges):
+            e, u, n, L, rho = fs.offset_edges
             self.lp = np.vstack([e[:, 0:2] + rho[:, None] * n, e[:, 0:2] - rho[:, None] * n])
             self.lu = np.vstack([u, u])
             self.lL = np.concatenate([L, L])
